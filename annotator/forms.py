@@ -1,0 +1,28 @@
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from .models import Role
+
+
+class ListFilterForm(forms.Form):
+    """Search and paging for list pages; bad values are a 400, not a guess."""
+
+    q = forms.CharField(required=False, max_length=200)
+    page = forms.IntegerField(required=False, min_value=1)
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(max_length=150, label=_("Username"))
+    role = forms.ChoiceField(choices=Role.choices, label=_("Role"))
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(_("No active user with this username."))
+        return user
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(choices=Role.choices)

@@ -1,0 +1,355 @@
+"""Assay's data model: evidence is a span.
+
+Every label is stored against a half-open character span [start, end) of a document's
+text, whatever its granularity; a chunking is just another set of spans over the same
+documents. Constraints live in the database, not only in forms.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+GRADES = (0, 1, 2, 3)
+DEFAULT_GRADE_LABELS = {
+    0: "Not relevant",
+    1: "Related, does not answer",
+    2: "Partially answers",
+    3: "Fully answers",
+}
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", _("Owner")
+    ADJUDICATOR = "adjudicator", _("Adjudicator")
+    ANNOTATOR = "annotator", _("Annotator")
+    VIEWER = "viewer", _("Viewer")
+
+
+class Granularity(models.TextChoices):
+    CHUNK = "chunk", _("Chunk")
+    PASSAGE = "passage", _("Passage")
+    PAGE = "page", _("Page")
+    DOCUMENT = "document", _("Document")
+
+
+class ProjectQuerySet(models.QuerySet):
+    def for_user(self, user) -> ProjectQuerySet:
+        """Projects the user is a member of (any role)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(memberships__user=user).distinct()
+
+
+class Project(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    guidelines = models.TextField(blank=True)
+    grade_label_0 = models.CharField(max_length=80, default=DEFAULT_GRADE_LABELS[0])
+    grade_label_1 = models.CharField(max_length=80, default=DEFAULT_GRADE_LABELS[1])
+    grade_label_2 = models.CharField(max_length=80, default=DEFAULT_GRADE_LABELS[2])
+    grade_label_3 = models.CharField(max_length=80, default=DEFAULT_GRADE_LABELS[3])
+    relevance_threshold = models.PositiveSmallIntegerField(
+        default=1, help_text="Lowest grade that counts as relevant for binary measures."
+    )
+    pool_depth = models.PositiveIntegerField(
+        default=10, help_text="Top-k of every run pooled into the candidates to judge."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(relevance_threshold__gte=1, relevance_threshold__lte=3),
+                name="project_threshold_1_3",
+            ),
+            models.CheckConstraint(condition=Q(pool_depth__gte=1), name="project_pool_depth_pos"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def grade_labels(self) -> list[tuple[int, str]]:
+        return [(g, getattr(self, f"grade_label_{g}")) for g in GRADES]
+
+
+class Membership(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+    # Pseudo-annotators (imported assessors, LLM judges) hold labels but never log in.
+    is_pseudo = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_unique"),
+            models.CheckConstraint(
+                condition=Q(role__in=[r.value for r in Role]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} ({self.role})"
+
+
+class Document(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    doc_id = models.CharField(max_length=255)
+    title = models.CharField(max_length=1000, blank=True)
+    text = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    # Character offsets where each page starts; empty when the source has no pages.
+    # Page i spans [page_starts[i], page_starts[i+1]) and the last page runs to len(text).
+    page_starts = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "doc_id"], name="document_unique_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.doc_id
+
+    def page_spans(self) -> list[tuple[int, int]]:
+        """Half-open (start, end) offsets of every page; one span for a page-less doc."""
+        starts = list(self.page_starts) or [0]
+        ends = [*starts[1:], len(self.text)]
+        return list(zip(starts, ends, strict=True))
+
+    def page_of(self, offset: int) -> int | None:
+        """1-based page number holding ``offset``, or None when the doc has no pages."""
+        if not self.page_starts:
+            return None
+
+        return bisect.bisect_right(self.page_starts, offset)
+
+
+class Chunking(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="chunkings")
+    name = models.CharField(max_length=200)
+    # Free-form: e.g. {"size": 256, "overlap": 32, "unit": "token"}.
+    parameters = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="chunking_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Chunk(models.Model):
+    chunking = models.ForeignKey(Chunking, on_delete=models.CASCADE, related_name="chunks")
+    chunk_id = models.CharField(max_length=255)
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document_id", "start"]
+        constraints = [
+            models.UniqueConstraint(fields=["chunking", "chunk_id"], name="chunk_unique_id"),
+            models.CheckConstraint(condition=Q(end__gt=models.F("start")), name="chunk_nonempty"),
+        ]
+        indexes = [models.Index(fields=["chunking", "document", "start"], name="chunk_doc_start")]
+
+    def __str__(self) -> str:
+        return self.chunk_id
+
+    @property
+    def text(self) -> str:
+        return self.document.text[self.start : self.end]
+
+
+class Query(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="queries")
+    qid = models.CharField(max_length=255)
+    text = models.TextField()
+    reference_answer = models.TextField(blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "queries"
+        constraints = [models.UniqueConstraint(fields=["project", "qid"], name="query_unique_qid")]
+
+    def __str__(self) -> str:
+        return self.qid
+
+
+class JudgmentQuerySet(models.QuerySet):
+    def visible_to(self, user, project: Project) -> JudgmentQuerySet:
+        """Blind by default: annotators and viewers see their own labels only."""
+        role = Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
+        role = role.first()
+        qs = self.filter(query__project=project)
+        if role in (Role.OWNER, Role.ADJUDICATOR):
+            return qs
+        return qs.filter(annotator=user)
+
+
+class Judgment(models.Model):
+    """One annotator's grade for one evidence span of one query."""
+
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="judgments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
+    )
+    granularity = models.CharField(max_length=16, choices=Granularity.choices)
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="judgments")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    chunk = models.ForeignKey(
+        Chunk, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
+    )
+    grade = models.SmallIntegerField()
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = JudgmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(grade__gte=0, grade__lte=3), name="judgment_grade_0_3"
+            ),
+            models.CheckConstraint(
+                condition=Q(end__gte=models.F("start")), name="judgment_span_ordered"
+            ),
+            models.CheckConstraint(
+                condition=Q(granularity__in=[g.value for g in Granularity]),
+                name="judgment_granularity_valid",
+            ),
+            models.CheckConstraint(
+                condition=(Q(granularity="chunk") & Q(chunk__isnull=False))
+                | (~Q(granularity="chunk") & Q(chunk__isnull=True)),
+                name="judgment_chunk_iff_chunk_level",
+            ),
+            # One label per annotator per evidence unit.
+            models.UniqueConstraint(
+                fields=["query", "annotator", "chunk"],
+                condition=Q(granularity="chunk"),
+                name="judgment_unique_chunk",
+            ),
+            models.UniqueConstraint(
+                fields=["query", "annotator", "granularity", "document", "start", "end"],
+                condition=~Q(granularity="chunk"),
+                name="judgment_unique_span",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["query", "annotator"], name="judgment_query_annotator"),
+            models.Index(fields=["document", "start"], name="judgment_doc_start"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.query.qid}/{self.document.doc_id}[{self.start}:{self.end}]={self.grade}"
+
+
+class JudgmentEvent(models.TextChoices):
+    CREATE = "create", _("Created")
+    UPDATE = "update", _("Changed")
+    DELETE = "delete", _("Deleted")
+
+
+class JudgmentHistory(models.Model):
+    """Append-only log of every label change; rows are never updated nor deleted."""
+
+    judgment = models.ForeignKey(
+        Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="history"
+    )
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="judgment_history")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    event = models.CharField(max_length=8, choices=JudgmentEvent.choices)
+    granularity = models.CharField(max_length=16, choices=Granularity.choices)
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    chunk_id = models.CharField(max_length=255, blank=True)
+    old_grade = models.SmallIntegerField(null=True, blank=True)
+    new_grade = models.SmallIntegerField(null=True, blank=True)
+    old_note = models.TextField(blank=True)
+    new_note = models.TextField(blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "judgment history"
+        indexes = [models.Index(fields=["query", "annotator"], name="history_query_annotator")]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.old_grade}->{self.new_grade} by {self.changed_by_id}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("Judgment history is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("Judgment history is append-only")
+
+
+class ImportStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
+
+
+class ImportJob(models.Model):
+    """A file import, run in the background for the web upload page, with progress."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
+    kind = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    filename = models.CharField(max_length=255)
+    path = models.CharField(max_length=1000, blank=True)
+    size = models.PositiveBigIntegerField(default=0)
+    processed_bytes = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(
+        max_length=16, choices=ImportStatus.choices, default=ImportStatus.PENDING
+    )
+    created_count = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} import of {self.filename} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status == ImportStatus.DONE:
+            return 100
+        if not self.size:
+            return 0
+        return min(99, int(100 * self.processed_bytes / self.size))

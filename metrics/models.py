@@ -1,0 +1,1 @@
+"""Retrieval runs and their results (see issue: runs and dashboards)."""

@@ -1,0 +1,76 @@
+"""Shared fixtures: named personas, one per role, plus an outsider, and a small project."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from annotator.models import Chunk, Chunking, Document, Membership, Project, Query, Role
+
+PASSWORD = "correct-horse-battery"
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username=username, password=PASSWORD)
+
+
+@pytest.fixture
+def personas(db):
+    """alice owns, adam adjudicates, anna and arno annotate, vera views, otto is outside."""
+    project = Project.objects.create(slug="acme", name="Acme search")
+    users = {
+        "owner": make_user("alice"),
+        "adjudicator": make_user("adam"),
+        "annotator": make_user("anna"),
+        "annotator2": make_user("arno"),
+        "viewer": make_user("vera"),
+        "outsider": make_user("otto"),
+    }
+    roles = {
+        "owner": Role.OWNER,
+        "adjudicator": Role.ADJUDICATOR,
+        "annotator": Role.ANNOTATOR,
+        "annotator2": Role.ANNOTATOR,
+        "viewer": Role.VIEWER,
+    }
+    for key, role in roles.items():
+        Membership.objects.create(project=project, user=users[key], role=role)
+    # The outsider owns another project, so "member of something" is not enough.
+    other = Project.objects.create(slug="other", name="Other project")
+    Membership.objects.create(project=other, user=users["outsider"], role=Role.OWNER)
+    return {"project": project, "other": other, **users}
+
+
+@pytest.fixture
+def corpus(personas):
+    """One document with pages, one chunking, one query in the persona project."""
+    project = personas["project"]
+    text = "First page about <script>alert(1)</script> & wings.\n\n第二页：机翼的升力。"
+    document = Document.objects.create(
+        project=project,
+        doc_id="d1",
+        title="Wings & <b>lift</b>",
+        text=text,
+        page_starts=[0, text.index("第二页")],
+    )
+    chunking = Chunking.objects.create(project=project, name="c256", parameters={"size": 256})
+    chunk = Chunk.objects.create(
+        chunking=chunking, chunk_id="d1#0", document=document, start=0, end=len(text)
+    )
+    query = Query.objects.create(project=project, qid="q1", text="How do wings <lift>?")
+    return {"document": document, "chunking": chunking, "chunk": chunk, "query": query}
+
+
+@pytest.fixture
+def login(client):
+    def _login(user):
+        client.force_login(user)
+        return client
+
+    return _login
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Tests create many users; the production hasher is deliberately slow."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

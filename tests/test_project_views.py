@@ -1,0 +1,204 @@
+"""Project pages: rendering, escaping, htmx partials and the permission matrix."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from annotator.models import Judgment, Membership, Role
+
+pytestmark = pytest.mark.django_db
+
+
+def project_urls(corpus, slug="acme"):
+    """Every URL of the site that belongs to a project, built from the URL configuration.
+
+    New project pages are covered automatically: any pattern with a ``slug`` argument is
+    listed; its other arguments are filled from the corpus fixture.
+    """
+    found = []
+
+    def walk(patterns, prefix=""):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                walk(
+                    pattern.url_patterns,
+                    f"{prefix}{pattern.namespace}:" if pattern.namespace else prefix,
+                )
+            elif isinstance(pattern, URLPattern):
+                groups = set(pattern.pattern.regex.groupindex)
+                if "slug" in groups:
+                    found.append((f"{prefix}{pattern.name}", groups))
+
+    walk(get_resolver().url_patterns)
+    objects = {
+        "query": corpus["query"].pk,
+        "document": corpus["document"].pk,
+        "chunking": corpus["chunking"].pk,
+        "chunk": corpus["chunk"].pk,
+    }
+    built = []
+    for name, groups in found:
+        kwargs = {"slug": slug}
+        for group in groups - {"slug"}:
+            if group == "pk":
+                kind = next((k for k in objects if k in name), "document")
+                kwargs["pk"] = objects[kind]
+            else:
+                kwargs[group] = 999999
+        built.append((name, reverse(name, kwargs=kwargs)))
+    assert len(built) >= 8, built
+    return built
+
+
+def test_anonymous_is_sent_to_login(client, corpus):
+    for name, url in project_urls(corpus):
+        response = client.get(url)
+        assert response.status_code == 302, name
+        assert response["Location"].startswith(reverse("login")), name
+
+
+def test_outsider_gets_404_on_every_project_url(login, personas, corpus):
+    client = login(personas["outsider"])
+    for name, url in project_urls(corpus):
+        assert client.get(url).status_code == 404, name
+        assert client.post(url, {}).status_code in (404, 405), name
+
+
+def test_outsider_cannot_reach_objects_through_their_own_project(login, personas, corpus):
+    """A document of project acme under the slug of the outsider's own project: 404."""
+    client = login(personas["outsider"])
+    url = reverse("annotator:document_detail", args=["other", corpus["document"].pk])
+    assert client.get(url).status_code == 404
+    url = reverse("annotator:query_detail", args=["other", corpus["query"].pk])
+    assert client.get(url).status_code == 404
+
+
+OWNER_ONLY = {"annotator:members", "annotator:import_upload", "annotator:import_status"}
+
+
+@pytest.mark.parametrize("persona", ["owner", "adjudicator", "annotator", "viewer"])
+def test_member_matrix(login, personas, corpus, persona):
+    client = login(personas[persona])
+    for name, url in project_urls(corpus):
+        status = client.get(url).status_code
+        if name in OWNER_ONLY and persona != "owner":
+            assert status == 403, (persona, name, status)
+        elif name == "annotator:import_status":
+            assert status == 404, (persona, name, status)  # no such job
+        else:
+            assert status == 200, (persona, name, status)
+
+
+def test_project_list_shows_only_my_projects(login, personas):
+    client = login(personas["annotator"])
+    body = client.get(reverse("annotator:project_list")).content.decode()
+    assert "Acme search" in body
+    assert "Other project" not in body
+
+
+def test_document_text_is_escaped(login, personas, corpus):
+    client = login(personas["annotator"])
+    url = reverse("annotator:document_detail", args=["acme", corpus["document"].pk])
+    body = client.get(url).content.decode()
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; wings." in body
+    assert "Wings &amp; &lt;b&gt;lift&lt;/b&gt;" in body
+    assert "第二页：机翼的升力。" in body
+    assert "Page 2" in body
+
+
+def test_query_text_is_escaped(login, personas, corpus):
+    client = login(personas["annotator"])
+    url = reverse("annotator:query_detail", args=["acme", corpus["query"].pk])
+    body = client.get(url).content.decode()
+    assert "How do wings &lt;lift&gt;?" in body
+
+
+@pytest.mark.parametrize("name", ["annotator:document_list", "annotator:query_list"])
+def test_lists_render_full_page_and_htmx_partial(login, personas, corpus, name):
+    client = login(personas["viewer"])
+    url = reverse(name, args=["acme"])
+    full = client.get(url)
+    assert b"<html" in full.content and b"<table" in full.content
+    partial = client.get(url, {"q": "1"}, HTTP_HX_REQUEST="true")
+    assert partial.status_code == 200
+    assert b"<html" not in partial.content and b"<table" in partial.content
+    assert (b"d1" in partial.content) or (b"q1" in partial.content)
+
+
+@pytest.mark.parametrize("name", ["annotator:document_list", "annotator:query_list"])
+def test_bad_list_parameters_are_400(login, personas, corpus, name):
+    client = login(personas["viewer"])
+    assert client.get(reverse(name, args=["acme"]), {"page": "x"}).status_code == 400
+    assert client.get(reverse(name, args=["acme"]), {"page": "0"}).status_code == 400
+
+
+def test_labels_are_blind_for_annotators(login, personas, corpus):
+    from annotator.labels import Evidence, set_judgment
+
+    set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=3,
+        note="anna-note",
+    )
+    url = reverse("annotator:query_detail", args=["acme", corpus["query"].pk])
+    assert "anna-note" not in login(personas["annotator2"]).get(url).content.decode()
+    assert "anna-note" in login(personas["annotator"]).get(url).content.decode()
+    assert "anna-note" in login(personas["adjudicator"]).get(url).content.decode()
+    assert "anna-note" in login(personas["owner"]).get(url).content.decode()
+    assert Judgment.objects.count() == 1
+
+
+def test_owner_manages_members(login, personas):
+    client = login(personas["owner"])
+    url = reverse("annotator:members", args=["acme"])
+    response = client.post(url, {"action": "add", "username": "otto", "role": "viewer"})
+    assert response.status_code == 302
+    membership = Membership.objects.get(project=personas["project"], user=personas["outsider"])
+    assert membership.role == Role.VIEWER
+    client.post(url, {"action": "role", "membership": membership.pk, "role": "annotator"})
+    membership.refresh_from_db()
+    assert membership.role == Role.ANNOTATOR
+    client.post(url, {"action": "remove", "membership": membership.pk})
+    assert not Membership.objects.filter(pk=membership.pk).exists()
+
+
+def test_last_owner_cannot_leave(login, personas):
+    client = login(personas["owner"])
+    owner = Membership.objects.get(project=personas["project"], user=personas["owner"])
+    url = reverse("annotator:members", args=["acme"])
+    assert client.post(url, {"action": "remove", "membership": owner.pk}).status_code == 400
+    assert (
+        client.post(url, {"action": "role", "membership": owner.pk, "role": "viewer"}).status_code
+        == 400
+    )
+    owner.refresh_from_db()
+    assert owner.role == Role.OWNER
+
+
+def test_adding_unknown_user_shows_error(login, personas):
+    client = login(personas["owner"])
+    response = client.post(
+        reverse("annotator:members", args=["acme"]),
+        {"action": "add", "username": "nobody", "role": "viewer"},
+    )
+    assert response.status_code == 200
+    assert "No active user with this username." in response.content.decode()
+
+
+def test_members_page_enforces_csrf(personas):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(personas["owner"])
+    response = client.post(
+        reverse("annotator:members", args=["acme"]),
+        {"action": "add", "username": "otto", "role": "viewer"},
+    )
+    assert response.status_code == 403
+    assert not Membership.objects.filter(
+        user=personas["outsider"], project=personas["project"]
+    ).exists()

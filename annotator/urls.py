@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import import_views, views
+from . import import_views, labelling_urls, views
 
 app_name = "annotator"
 
@@ -18,3 +18,5 @@ urlpatterns = [
         "p/<slug:slug>/imports/<int:job_id>/", import_views.import_status, name="import_status"
     ),
 ]
+
+urlpatterns += labelling_urls.urlpatterns

@@ -1,0 +1,3 @@
+"""URLs of the labelling screens (assignments, queue, judging, document evidence, search)."""
+
+urlpatterns: list = []

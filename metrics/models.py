@@ -3,8 +3,8 @@
 Dashboards evaluate whole runs at once with numpy, so the natural unit of storage is the
 run: three parallel arrays (query pk, item pk, score) packed into one compressed blob.
 A 1,000,000-line run is then one row, loads in milliseconds and never needs a per-result
-SQL query. The arrays are kept in trec_eval order (query, score descending, item id
-descending), see ``numerics.measures``.
+SQL query. Their order carries no meaning: the metrics engine orders each query's
+results itself (score descending, then item id descending, as trec_eval does).
 """
 
 from __future__ import annotations

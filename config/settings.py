@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "annotator",
+    "gold",
     "metrics",
 ]
 

@@ -1,0 +1,90 @@
+import pytest
+
+from annotator.labels import Evidence, set_judgment
+from gold.models import AdjudicationHistory, GoldSet
+from gold.services import (
+    ConsensusPolicy,
+    adjudicate,
+    diff_gold_sets,
+    freeze_gold_set,
+    span_consensus,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def disagreement(personas, corpus):
+    evidence = Evidence.for_chunk(corpus["chunk"])
+    set_judgment(query=corpus["query"], annotator=personas["annotator"], evidence=evidence, grade=3)
+    set_judgment(
+        query=corpus["query"], annotator=personas["annotator2"], evidence=evidence, grade=1
+    )
+    return evidence
+
+
+def test_freeze_snapshots_labels_and_applies_the_policy(personas, corpus, disagreement):
+    project = personas["project"]
+    v1 = freeze_gold_set(project, "main", policy=ConsensusPolicy("min"))
+    assert (v1.version, v1.n_labels, v1.n_queries) == (1, 2, 1)
+    assert span_consensus(v1).grade.tolist() == [1]
+    v2 = freeze_gold_set(project, "main", policy=ConsensusPolicy("max"))
+    assert v2.version == 2
+    assert span_consensus(v2).grade.tolist() == [3]
+    assert diff_gold_sets(v1, v2)["changed"][0]["old"] == 1
+    assert diff_gold_sets(v1, v2)["changed"][0]["new"] == 3
+
+
+def test_adjudicated_grade_wins_and_is_kept_in_history(personas, corpus, disagreement):
+    adjudicate(
+        query=corpus["query"],
+        evidence=disagreement,
+        grade=2,
+        reason="partial",
+        adjudicator=personas["adjudicator"],
+    )
+    adjudicate(
+        query=corpus["query"],
+        evidence=disagreement,
+        grade=2,
+        reason="partial",
+        adjudicator=personas["adjudicator"],
+    )  # repeated: no new history row
+    adjudicate(
+        query=corpus["query"],
+        evidence=disagreement,
+        grade=3,
+        reason="full",
+        adjudicator=personas["adjudicator"],
+    )
+    history = list(AdjudicationHistory.objects.values_list("old_grade", "new_grade"))
+    assert history == [(None, 2), (2, 3)]
+    gold = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy("min", 2))
+    assert span_consensus(gold).grade.tolist() == [3]
+
+
+def test_minimum_annotators_leaves_units_undecided(personas, corpus):
+    set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_document(corpus["document"]),
+        grade=2,
+    )
+    gold = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy("majority", 2))
+    assert span_consensus(gold).grade.tolist() == [-1]
+
+
+def test_gold_sets_are_immutable(personas, corpus, disagreement):
+    gold = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
+    with pytest.raises(ValueError, match="immutable"):
+        gold.save()
+    with pytest.raises(ValueError, match="immutable"):
+        gold.labels.first().save()
+    assert GoldSet.objects.get().policy["rule"] == "majority"
+
+
+def test_bad_policy_is_refused():
+    with pytest.raises(ValueError, match="unknown rule 'mean'"):
+        ConsensusPolicy("mean")
+    with pytest.raises(ValueError, match="min_annotators"):
+        ConsensusPolicy("max", 0)

@@ -7,5 +7,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("gold.urls")),
     path("", include("annotator.urls")),
 ]

@@ -1,0 +1,44 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotator.models import Granularity
+from numerics.consensus import RULES
+
+from .queue import DISAGREEMENT_RULES
+
+
+class QueueFilterForm(forms.Form):
+    rule = forms.ChoiceField(choices=list(DISAGREEMENT_RULES.items()), required=False)
+    unresolved = forms.BooleanField(required=False)
+    pseudo = forms.BooleanField(required=False, label=_("Include imported labels"))
+
+    def clean_rule(self):
+        return self.cleaned_data["rule"] or "any"
+
+
+class AdjudicateForm(forms.Form):
+    query = forms.IntegerField(min_value=1)
+    granularity = forms.ChoiceField(choices=Granularity.choices)
+    document = forms.IntegerField(min_value=1)
+    start = forms.IntegerField(min_value=0)
+    end = forms.IntegerField(min_value=0)
+    grade = forms.IntegerField(min_value=0, max_value=3)
+    reason = forms.CharField(required=False, max_length=2000)
+
+
+class FreezeForm(forms.Form):
+    name = forms.SlugField(max_length=100, initial="gold", label=_("Name"))
+    rule = forms.ChoiceField(
+        choices=[(r, r) for r in RULES], initial="majority", label=_("Consensus rule")
+    )
+    min_annotators = forms.IntegerField(
+        min_value=1, max_value=50, initial=1, label=_("Minimum annotators")
+    )
+    adjudicated_first = forms.BooleanField(
+        required=False, initial=True, label=_("Adjudicated grade first")
+    )
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class DiffForm(forms.Form):
+    against = forms.IntegerField(min_value=1, required=False)

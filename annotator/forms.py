@@ -26,3 +26,31 @@ class MemberAddForm(forms.Form):
 
 class MemberRoleForm(forms.Form):
     role = forms.ChoiceField(choices=Role.choices)
+
+
+class ProjectSettingsForm(forms.ModelForm):
+    class Meta:
+        from .models import Project
+
+        model = Project
+        fields = [
+            "name",
+            "description",
+            "guidelines",
+            "grade_label_0",
+            "grade_label_1",
+            "grade_label_2",
+            "grade_label_3",
+            "relevance_threshold",
+            "pool_depth",
+        ]
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 2}),
+            "guidelines": forms.Textarea(attrs={"rows": 8}),
+        }
+
+    def clean_relevance_threshold(self):
+        value = self.cleaned_data["relevance_threshold"]
+        if not 1 <= value <= 3:
+            raise forms.ValidationError(_("The threshold is a grade from 1 to 3."))
+        return value

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.project_list, name="project_list"),
     path("p/<slug:slug>/", views.project_detail, name="project_detail"),
     path("p/<slug:slug>/members/", views.members, name="members"),
+    path("p/<slug:slug>/settings/", views.project_settings, name="project_settings"),
     path("p/<slug:slug>/documents/", views.document_list, name="document_list"),
     path("p/<slug:slug>/documents/<int:pk>/", views.document_detail, name="document_detail"),
     path("p/<slug:slug>/queries/", views.query_list, name="query_list"),

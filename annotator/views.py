@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .access import get_project_for_user, sees_all_labels
-from .forms import ListFilterForm, MemberAddForm, MemberRoleForm
+from .forms import ListFilterForm, MemberAddForm, MemberRoleForm, ProjectSettingsForm
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
 
 PAGE_SIZE = 50
@@ -110,6 +110,19 @@ def members(request, slug: str):
         "roles": Role.choices,
     }
     return render(request, "annotator/members.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_settings(request, slug: str):
+    project, membership = get_project_for_user(request, slug, Role.OWNER)
+    form = ProjectSettingsForm(request.POST or None, instance=project)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Settings saved."))
+        return redirect("annotator:project_settings", slug=slug)
+    context = {"project": project, "membership": membership, "form": form}
+    return render(request, "annotator/project_settings.html", context)
 
 
 @login_required

@@ -17,6 +17,7 @@ LEADS = {"owner", "adjudicator"}
 PAGE_ROLES = {
     "annotator:project_detail": ALL,
     "annotator:members": {"owner"},
+    "annotator:project_settings": {"owner"},
     "annotator:document_list": ALL,
     "annotator:document_detail": ALL,
     "annotator:query_list": ALL,
@@ -233,3 +234,41 @@ def test_members_page_enforces_csrf(personas):
     assert not Membership.objects.filter(
         user=personas["outsider"], project=personas["project"]
     ).exists()
+
+
+def test_owner_edits_settings_and_bad_values_write_nothing(login, personas):
+    client = login(personas["owner"])
+    url = reverse("annotator:project_settings", args=["acme"])
+    form = {
+        "name": "Acme",
+        "description": "",
+        "guidelines": "Grade 3 = answers fully.",
+        "grade_label_0": "无关",
+        "grade_label_1": "相关",
+        "grade_label_2": "部分回答",
+        "grade_label_3": "完全回答",
+        "relevance_threshold": 2,
+        "pool_depth": 20,
+    }
+    assert client.post(url, form).status_code == 302
+    project = personas["project"]
+    project.refresh_from_db()
+    assert (project.relevance_threshold, project.pool_depth, project.grade_label_3) == (
+        2,
+        20,
+        "完全回答",
+    )
+    response = client.post(url, {**form, "relevance_threshold": 0, "name": "Changed"})
+    assert response.status_code == 200
+    assert "The threshold is a grade from 1 to 3." in response.content.decode()
+    project.refresh_from_db()
+    assert project.name == "Acme"
+
+
+@pytest.mark.parametrize("persona", ["adjudicator", "annotator", "viewer"])
+def test_only_owners_change_settings(login, personas, persona):
+    client = login(personas[persona])
+    url = reverse("annotator:project_settings", args=["acme"])
+    assert client.post(url, {"name": "Hacked"}).status_code == 403
+    personas["project"].refresh_from_db()
+    assert personas["project"].name == "Acme search"

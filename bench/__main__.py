@@ -1,0 +1,40 @@
+"""Run every benchmark: ``python -m bench`` (or ``python -m bench NAME ...`` for some).
+
+Each module ``bench/bench_<name>.py`` exposes ``main()`` and prints a markdown table;
+the figures go into docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+from pathlib import Path
+
+
+def available() -> list[str]:
+    folder = Path(__file__).parent
+    return sorted(
+        info.name.removeprefix("bench_")
+        for info in pkgutil.iter_modules([str(folder)])
+        if info.name.startswith("bench_")
+    )
+
+
+def main(argv: list[str]) -> int:
+    names = argv or available()
+    unknown = sorted(set(names) - set(available()))
+    if unknown:
+        print(f"unknown benchmark(s) {', '.join(unknown)}; available: {', '.join(available())}")
+        return 2
+    for name in names:
+        print(f"\n# bench_{name}\n", flush=True)
+        started = time.perf_counter()
+        importlib.import_module(f"bench.bench_{name}").main()
+        print(f"\n(bench_{name} took {time.perf_counter() - started:.1f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

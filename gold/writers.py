@@ -1,0 +1,105 @@
+"""Gold-set file formats: JSONL, TREC qrels and Excel. Pure writers over plain rows.
+
+JSONL, one line per query:
+    {"qid", "query", "gold_evidence": [unit ids with grade >= threshold, best first],
+     "rel_map": {unit id: grade}, "gold_answer", "evidence": [{"doc_id", "start", "end",
+     "page", "grade", "text"}], "level", "policy"}
+TREC qrels: ``qid 0 unit_id grade`` per judged unit (grade 0 included: judged
+non-relevant), sorted by qid then unit id, as trec_eval reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import IO
+
+from openpyxl import Workbook
+
+from annotator.xlsx import append
+
+
+@dataclass
+class QueryGold:
+    qid: str
+    query: str
+    gold_answer: str
+    rel_map: dict[str, int]  # unit id -> consensus grade (judged units only)
+    evidence: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class GoldExport:
+    name: str
+    version: int
+    level: str  # "documents", "pages" or a chunking's name
+    policy: dict  # consensus policy + mapping policy, recorded with every export
+    threshold: int
+    queries: list[QueryGold]
+
+    def gold_evidence(self, query: QueryGold) -> list[str]:
+        """Unit ids at or above the threshold, highest grade first, then id."""
+        relevant = [(g, u) for u, g in query.rel_map.items() if g >= self.threshold]
+        return [u for g, u in sorted(relevant, key=lambda t: (-t[0], t[1]))]
+
+
+def write_jsonl(export: GoldExport, out: IO[str]) -> None:
+    for query in export.queries:
+        line = {
+            "qid": query.qid,
+            "query": query.query,
+            "gold_evidence": export.gold_evidence(query),
+            "rel_map": dict(sorted(query.rel_map.items())),
+            "gold_answer": query.gold_answer,
+            "evidence": query.evidence,
+            "level": export.level,
+            "policy": export.policy,
+        }
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def write_qrels(export: GoldExport, out: IO[str]) -> None:
+    for query in sorted(export.queries, key=lambda q: q.qid):
+        for unit, grade in sorted(query.rel_map.items()):
+            out.write(f"{query.qid} 0 {unit} {grade}\n")
+
+
+def write_xlsx(export: GoldExport, out: IO[bytes], agreement_rows: list[list] | None = None):
+    """Sheets: about, queries, evidence, grades (one row per judged unit), agreement."""
+    book = Workbook(write_only=True)
+    about = book.create_sheet("about")
+    append(about, ["gold set", export.name])
+    append(about, ["version", export.version])
+    append(about, ["level", export.level])
+    append(about, ["relevance threshold", export.threshold])
+    append(about, ["policy", json.dumps(export.policy, ensure_ascii=False)])
+    queries = book.create_sheet("queries")
+    append(queries, ["qid", "query", "gold_answer", "n_relevant", "gold_evidence"])
+    for query in export.queries:
+        gold = export.gold_evidence(query)
+        append(queries, [query.qid, query.query, query.gold_answer, len(gold), " ".join(gold)])
+    evidence = book.create_sheet("evidence")
+    append(evidence, ["qid", "doc_id", "start", "end", "page", "grade", "text"])
+    for query in export.queries:
+        for item in query.evidence:
+            append(
+                evidence,
+                [
+                    query.qid,
+                    item["doc_id"],
+                    item["start"],
+                    item["end"],
+                    item["page"],
+                    item["grade"],
+                    item["text"],
+                ],
+            )
+    grades = book.create_sheet("grades")
+    append(grades, ["qid", "unit", "grade"])
+    for query in export.queries:
+        for unit, grade in sorted(query.rel_map.items()):
+            append(grades, [query.qid, unit, grade])
+    sheet = book.create_sheet("agreement")
+    for row in agreement_rows or [["agreement not computed for this export"]]:
+        append(sheet, row)
+    book.save(out)

@@ -1,19 +1,63 @@
-"""Upload page for project owners (placeholder until the import pipeline lands)."""
+"""Upload page for project owners: files are imported in the background with progress."""
+
+from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from .access import get_project_for_user
-from .models import Role
+from .forms import ImportForm
+from .import_jobs import read_progress, save_upload, start_job
+from .models import ImportJob, ImportStatus, Role
+
+
+def _get_job_for_user(request, slug: str, job_id: int):
+    project, membership = get_project_for_user(request, slug, Role.OWNER)
+    job = get_object_or_404(ImportJob, pk=job_id, project=project)
+    return project, membership, job
 
 
 @login_required
-def import_upload(request, slug):
-    get_project_for_user(request, slug, Role.OWNER)
-    return HttpResponse("")
+@require_http_methods(["GET", "POST"])
+def import_upload(request, slug: str):
+    project, membership = get_project_for_user(request, slug, Role.OWNER)
+    form = ImportForm(request.POST or None, request.FILES or None, project=project)
+    if request.method == "POST" and form.is_valid():
+        uploaded = form.cleaned_data["file"]
+        path = save_upload(uploaded)
+        job = ImportJob.objects.create(
+            project=project,
+            kind=form.cleaned_data["kind"],
+            options=form.job_options(),
+            filename=uploaded.name[:255],
+            path=str(path),
+            size=uploaded.size,
+            created_by=request.user,
+        )
+        start_job(job)
+        return redirect("annotator:import_status", slug=project.slug, job_id=job.pk)
+    jobs = project.import_jobs.select_related("created_by")[:20]
+    status = 400 if request.method == "POST" else 200
+    return render(
+        request,
+        "annotator/import_upload.html",
+        {"project": project, "membership": membership, "form": form, "jobs": jobs},
+        status=status,
+    )
 
 
 @login_required
-def import_status(request, slug, job_id):
-    get_project_for_user(request, slug, Role.OWNER)
-    raise Http404("No such import")
+@require_GET
+def import_status(request, slug: str, job_id: int):
+    project, membership, job = _get_job_for_user(request, slug, job_id)
+    context = {
+        "project": project,
+        "membership": membership,
+        "job": job,
+        "percent": read_progress(job),
+        "running": job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),
+    }
+    if request.htmx:
+        return render(request, "annotator/partials/import_progress.html", context)
+    return render(request, "annotator/import_status.html", context)

@@ -1,0 +1,133 @@
+"""Background imports for the web upload page.
+
+The upload is saved under ``MEDIA_ROOT/imports``, an ``ImportJob`` row records it, and a
+django-tasks task runs the same ``run_import`` the commands use. The importer writes in
+one transaction, so progress goes to a small side file that the status page reads (a row
+updated inside that transaction would not be visible until the end).
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+from django_tasks import task
+
+from .importing import ImportFailed, run_import
+from .models import Chunking, ImportJob, ImportStatus
+
+RUN_KIND = "run"
+
+
+def upload_dir() -> Path:
+    path = Path(settings.MEDIA_ROOT) / "imports"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def save_upload(uploaded) -> Path:
+    """Store an uploaded file under a random name, keeping only its extension."""
+    suffix = Path(uploaded.name).suffix.lower()[:10]
+    path = upload_dir() / f"{uuid.uuid4().hex}{suffix}"
+    with path.open("wb") as handle:
+        for block in uploaded.chunks():
+            handle.write(block)
+    return path
+
+
+def progress_path(job: ImportJob) -> Path:
+    return Path(job.path + ".progress")
+
+
+def read_progress(job: ImportJob) -> int:
+    """Percent done of a running job, from its side file (0 when not started)."""
+    if job.status == ImportStatus.DONE:
+        return 100
+    try:
+        fraction = float(progress_path(job).read_text())
+    except (OSError, ValueError):
+        return 0
+    return max(0, min(99, int(fraction * 100)))
+
+
+def start_job(job: ImportJob) -> None:
+    """Queue the job on the task backend (runs at once with the immediate backend)."""
+    process_import.enqueue(job.pk)
+
+
+@task()
+def process_import(job_id: int) -> None:
+    execute_job(job_id)
+
+
+def execute_job(job_id: int) -> ImportJob:
+    job = ImportJob.objects.select_related("project", "created_by").get(pk=job_id)
+    if job.status != ImportStatus.PENDING:
+        return job
+    job.status = ImportStatus.RUNNING
+    job.save(update_fields=["status"])
+    side = progress_path(job)
+
+    def progress(fraction: float) -> None:
+        side.write_text(f"{fraction:.4f}")
+
+    try:
+        created = _import(job, progress)
+    except ImportFailed as failure:
+        job.status, job.errors = ImportStatus.FAILED, failure.errors
+    except Exception as error:  # an unexpected failure must still end the job visibly
+        job.status, job.errors = ImportStatus.FAILED, [f"internal error: {error}"]
+        raise
+    else:
+        job.status, job.created_count = ImportStatus.DONE, created
+    finally:
+        job.finished_at = timezone.now()
+        job.processed_bytes = job.size if job.status == ImportStatus.DONE else 0
+        job.save(
+            update_fields=["status", "errors", "created_count", "finished_at", "processed_bytes"]
+        )
+        Path(job.path).unlink(missing_ok=True)
+        side.unlink(missing_ok=True)
+    return job
+
+
+def _import(job: ImportJob, progress) -> int:
+    options = job.options
+    if job.kind == RUN_KIND:
+        from metrics.run_import import RunImportFailed, import_run
+
+        chunking = None
+        if options.get("chunking"):
+            chunking = Chunking.objects.filter(
+                project=job.project, name=options["chunking"]
+            ).first()
+            if chunking is None:
+                raise ImportFailed([f"no chunking named {options['chunking']!r}"])
+        try:
+            run = import_run(
+                job.project,
+                job.path,
+                name=options["name"],
+                chunking=chunking,
+                parameters=options.get("parameters") or {},
+                format=options.get("format") or None,
+                keep_known=bool(options.get("keep_known")),
+                created_by=job.created_by,
+                progress=lambda done: progress(done / max(job.size, 1)),
+                source_name=job.filename,
+            )
+        except RunImportFailed as failure:
+            raise ImportFailed(failure.errors) from None
+        return run.n_results
+    result = run_import(
+        job.kind,
+        job.project,
+        job.path,
+        format=options.get("format") or None,
+        options=options,
+        progress=progress,
+        changed_by=job.created_by,
+    )
+    return result.created

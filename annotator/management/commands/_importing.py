@@ -1,0 +1,38 @@
+"""Shared plumbing of the import commands: find the project, run the import, report."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator.importing import ImportFailed, run_import
+from annotator.importing.readers import FORMATS
+from annotator.models import Project
+
+
+class ImportCommand(BaseCommand):
+    kind = ""
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", help="the project's slug")
+        parser.add_argument("file")
+        parser.add_argument("--format", choices=FORMATS, help="override the file extension")
+
+    def import_options(self, options) -> dict:
+        return {}
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["slug"]).first()
+        if project is None:
+            raise CommandError(f"no project with slug {options['slug']!r}")
+        try:
+            result = run_import(
+                self.kind,
+                project,
+                options["file"],
+                format=options["format"],
+                options=self.import_options(options),
+            )
+        except ImportFailed as failure:
+            raise CommandError("nothing imported:\n" + "\n".join(failure.errors)) from None
+        detail = f" ({result.detail})" if result.detail else ""
+        self.stdout.write(f"{project.slug}: {result.created} {self.kind} imported{detail}")

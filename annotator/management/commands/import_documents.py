@@ -1,0 +1,6 @@
+from ._importing import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Import documents (JSONL, CSV or XLSX; optional pages) into a project."
+    kind = "documents"

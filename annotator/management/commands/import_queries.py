@@ -1,0 +1,6 @@
+from ._importing import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Import queries (JSONL, CSV or XLSX) into a project."
+    kind = "queries"

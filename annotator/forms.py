@@ -54,3 +54,127 @@ class ProjectSettingsForm(forms.ModelForm):
         if not 1 <= value <= 3:
             raise forms.ValidationError(_("The threshold is a grade from 1 to 3."))
         return value
+
+
+IMPORT_KINDS = [
+    ("documents", _("Documents")),
+    ("chunks", _("Chunks (a chunking)")),
+    ("queries", _("Queries")),
+    ("labels", _("Existing labels (qrels / gold JSONL)")),
+    ("run", _("Retrieval run")),
+]
+IMPORT_FORMATS = [
+    ("", _("From the file extension")),
+    ("jsonl", "JSONL"),
+    ("csv", "CSV"),
+    ("xlsx", "XLSX"),
+    ("qrels", _("TREC qrels")),
+    ("trec", _("TREC run")),
+]
+
+
+class ImportForm(forms.Form):
+    """One upload form for every import kind; the options each kind needs are checked."""
+
+    kind = forms.ChoiceField(choices=IMPORT_KINDS, label=_("What the file holds"))
+    file = forms.FileField(label=_("File"))
+    format = forms.ChoiceField(choices=IMPORT_FORMATS, required=False, label=_("Format"))
+    chunking = forms.CharField(
+        required=False,
+        max_length=200,
+        label=_("Chunking"),
+        help_text=_(
+            "Chunks: the new chunking's name. Chunk labels and chunk runs: an existing one."
+        ),
+    )
+    annotator = forms.CharField(
+        required=False,
+        max_length=150,
+        label=_("Annotator"),
+        help_text=_("Labels: the pseudo-annotator they belong to, e.g. llm-judge."),
+    )
+    level = forms.ChoiceField(
+        choices=[("document", _("Document")), ("chunk", _("Chunk"))],
+        required=False,
+        label=_("Label level"),
+    )
+    run_name = forms.CharField(required=False, max_length=200, label=_("Run name"))
+    parameters = forms.CharField(
+        required=False,
+        max_length=2000,
+        label=_("Run parameters"),
+        help_text=_("One key=value per line: chunk size, embedding model, reranker, k …"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    keep_known = forms.BooleanField(
+        required=False,
+        label=_("Import the known part"),
+        help_text=_("Drop lines with unknown query or item ids instead of rejecting the file."),
+    )
+
+    def __init__(self, *args, project=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.project = project
+
+    def clean_file(self):
+        from django.conf import settings
+
+        uploaded = self.cleaned_data["file"]
+        if uploaded.size > settings.ASSAY_MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(
+                _("The file is larger than the limit of %(limit)s bytes."),
+                params={"limit": settings.ASSAY_MAX_UPLOAD_BYTES},
+            )
+        if uploaded.size == 0:
+            raise forms.ValidationError(_("The file is empty."))
+        return uploaded
+
+    def clean(self):
+        data = super().clean()
+        kind = data.get("kind")
+        chunking = data.get("chunking", "").strip()
+        if kind == "chunks" and not chunking:
+            self.add_error("chunking", _("Name the new chunking."))
+        if kind == "labels":
+            if not data.get("annotator", "").strip():
+                self.add_error("annotator", _("Name the annotator the labels belong to."))
+            if data.get("level") == "chunk" and not chunking:
+                self.add_error("chunking", _("Chunk-level labels need their chunking."))
+        if kind == "run":
+            if not data.get("run_name", "").strip():
+                self.add_error("run_name", _("Give the run a name."))
+            params = {}
+            for line in data.get("parameters", "").splitlines():
+                if not line.strip():
+                    continue
+                key, sep, value = line.partition("=")
+                if not sep or not key.strip():
+                    self.add_error("parameters", _("Write each parameter as key=value."))
+                    break
+                params[key.strip()] = value.strip()
+            data["parameters"] = params
+        known = self.project is None or self.project.chunkings.filter(name=chunking).exists()
+        if kind in ("labels", "run") and chunking and not known:
+            self.add_error("chunking", _("No chunking with this name."))
+        return data
+
+    def job_options(self) -> dict:
+        data = self.cleaned_data
+        kind = data["kind"]
+        options = {"format": data.get("format") or ""}
+        if kind == "chunks":
+            options["chunking"] = data["chunking"].strip()
+        elif kind == "labels":
+            options.update(
+                annotator=data["annotator"].strip(),
+                level=data.get("level") or "document",
+                chunking=data["chunking"].strip() or None,
+            )
+        elif kind == "run":
+            options.update(
+                name=data["run_name"].strip(),
+                chunking=data["chunking"].strip() or None,
+                parameters=data["parameters"],
+                keep_known=bool(data.get("keep_known")),
+            )
+        return options

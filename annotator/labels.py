@@ -36,6 +36,22 @@ class Evidence:
     def for_document(cls, document: Document) -> Evidence:
         return cls(Granularity.DOCUMENT, document, 0, len(document.text))
 
+    @classmethod
+    def for_page(cls, document: Document, number: int) -> Evidence:
+        """Page ``number`` (1-based) of a document that has page boundaries."""
+        spans = document.page_spans() if document.page_starts else []
+        if not 1 <= number <= len(spans):
+            raise ValueError(f"document {document.doc_id} has no page {number}")
+        start, end = spans[number - 1]
+        return cls(Granularity.PAGE, document, start, end)
+
+    @classmethod
+    def for_passage(cls, document: Document, start: int, end: int) -> Evidence:
+        """Characters [start, end) of the document's text (code points, not bytes)."""
+        if not 0 <= start < end <= len(document.text):
+            raise ValueError(f"passage [{start}, {end}) is outside document {document.doc_id}")
+        return cls(Granularity.PASSAGE, document, start, end)
+
     def lookup(self) -> dict:
         if self.granularity == Granularity.CHUNK:
             return {"granularity": Granularity.CHUNK, "chunk": self.chunk}
@@ -80,6 +96,27 @@ def set_judgment(
     Returns (judgment, changed). Runs in its own transaction so the label is committed
     before the caller reports it as saved.
     """
+    judgment, history = set_judgment_logged(
+        query=query,
+        annotator=annotator,
+        evidence=evidence,
+        grade=grade,
+        note=note,
+        changed_by=changed_by,
+    )
+    return judgment, history is not None
+
+
+def set_judgment_logged(
+    *,
+    query: Query,
+    annotator,
+    evidence: Evidence,
+    grade: int,
+    note: str | None = None,
+    changed_by=None,
+) -> tuple[Judgment, JudgmentHistory | None]:
+    """``set_judgment`` returning the history row it wrote (None when nothing changed)."""
     if grade not in (0, 1, 2, 3):
         raise ValueError(f"grade must be 0, 1, 2 or 3, not {grade!r}")
     changed_by = changed_by or annotator
@@ -109,23 +146,29 @@ def set_judgment(
                     query=query, annotator=annotator, **evidence.lookup()
                 )
             else:
-                _history(judgment, JudgmentEvent.CREATE, changed_by, None, "").save()
-                return judgment, True
+                history = _history(judgment, JudgmentEvent.CREATE, changed_by, None, "")
+                history.save()
+                return judgment, history
         new_note = judgment.note if note is None else note
         if judgment.grade == grade and judgment.note == new_note:
-            return judgment, False
+            return judgment, None
         old_grade, old_note = judgment.grade, judgment.note
         judgment.grade, judgment.note = grade, new_note
         judgment.save(update_fields=["grade", "note", "updated_at"])
-        _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note).save()
-        return judgment, True
+        history = _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note)
+        history.save()
+        return judgment, history
 
 
-def delete_judgment(judgment: Judgment, *, changed_by) -> None:
-    """Remove a label, keeping its last state in history."""
+def delete_judgment(judgment: Judgment, *, changed_by) -> JudgmentHistory:
+    """Remove a label, keeping its last state in history; returns that history row."""
     with transaction.atomic():
-        _history(judgment, JudgmentEvent.DELETE, changed_by, judgment.grade, judgment.note).save()
+        history = _history(
+            judgment, JudgmentEvent.DELETE, changed_by, judgment.grade, judgment.note
+        )
+        history.save()
         judgment.delete()
+    return history
 
 
 def bulk_create_judgments(judgments: Iterable[Judgment], *, changed_by, batch_size=2000) -> int:

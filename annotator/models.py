@@ -353,3 +353,78 @@ class ImportJob(models.Model):
         if not self.size:
             return 0
         return min(99, int(100 * self.processed_bytes / self.size))
+
+
+class AssignmentStatus(models.TextChoices):
+    OPEN = "open", _("To do")
+    DONE = "done", _("Done")
+    SKIPPED = "skipped", _("Skipped")
+
+
+class Assignment(models.Model):
+    """One query in one annotator's queue, with its progress and the time spent on it."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignments")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(
+        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.OPEN
+    )
+    skip_reason = models.TextField(blank=True)
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    # Active time on the labelling screens of this query, measured by the browser.
+    time_spent_seconds = models.FloatField(default=0)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["query_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["query", "annotator"], name="assignment_unique"),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in AssignmentStatus]),
+                name="assignment_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(time_spent_seconds__gte=0), name="assignment_time_nonnegative"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["project", "annotator", "status", "query"], name="assignment_queue"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.query_id} → {self.annotator_id} ({self.status})"
+
+
+class JudgmentTiming(models.Model):
+    """Seconds the annotator spent before one label change (one history row)."""
+
+    history = models.OneToOneField(
+        JudgmentHistory, on_delete=models.CASCADE, related_name="timing"
+    )
+    judgment = models.ForeignKey(
+        Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="timings"
+    )
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    seconds = models.FloatField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(seconds__gte=0), name="timing_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.seconds:.1f}s for history {self.history_id}"

@@ -1,0 +1,145 @@
+"""Forms of the labelling screens: every parameter is validated; bad input is a 400."""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .models import AssignmentStatus, Granularity
+
+GRADE_CHOICES = [(g, str(g)) for g in (0, 1, 2, 3)]
+
+
+class AssignForm(forms.Form):
+    SCOPES = [
+        ("all", _("All queries")),
+        ("tag", _("Queries with this tag")),
+        ("qids", _("These query ids")),
+    ]
+    MODES = [
+        ("even", _("Spread evenly: this many annotators per query")),
+        ("each", _("By hand: every chosen annotator gets every chosen query")),
+        ("remove", _("Take back unfinished assignments")),
+    ]
+
+    scope = forms.ChoiceField(choices=SCOPES, initial="all", label=_("Queries"))
+    tag = forms.CharField(required=False, max_length=200, label=_("Tag"))
+    qids = forms.CharField(
+        required=False,
+        max_length=200_000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label=_("Query ids"),
+        help_text=_("Separated by spaces, commas or new lines."),
+    )
+    annotators = forms.TypedMultipleChoiceField(
+        coerce=int, label=_("Annotators"), widget=forms.CheckboxSelectMultiple
+    )
+    mode = forms.ChoiceField(choices=MODES, initial="even", label=_("How"))
+    per_query = forms.IntegerField(
+        min_value=1, max_value=50, initial=2, required=False, label=_("Annotators per query")
+    )
+
+    def __init__(self, *args, annotators=(), tags=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].choices = [(u.pk, u.get_username()) for u in annotators]
+        self.fields["tag"].widget = forms.Select(choices=[("", "—"), *((t, t) for t in tags)])
+
+    def clean(self):
+        data = super().clean()
+        scope = data.get("scope")
+        if scope == "tag" and not data.get("tag"):
+            self.add_error("tag", _("Choose a tag."))
+        if scope == "qids":
+            data["qid_list"] = [q for q in re.split(r"[\s,]+", data.get("qids") or "") if q]
+            if not data["qid_list"]:
+                self.add_error("qids", _("List at least one query id."))
+        if data.get("mode") == "even" and not data.get("per_query"):
+            self.add_error("per_query", _("How many annotators per query?"))
+        return data
+
+
+class QueueFilterForm(forms.Form):
+    status = forms.ChoiceField(required=False, choices=[("", _("All")), *AssignmentStatus.choices])
+    page = forms.IntegerField(required=False, min_value=1)
+
+
+class StatusForm(forms.Form):
+    action = forms.ChoiceField(
+        choices=[("skip", "skip"), ("done", "done"), ("reopen", "reopen"), ("time", "time")]
+    )
+    reason = forms.CharField(required=False, max_length=500, strip=True)
+    elapsed = forms.FloatField(required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "skip" and not data.get("reason"):
+            self.add_error("reason", _("Say why you skip this query."))
+        return data
+
+
+class JudgeForm(forms.Form):
+    """One label change: a grade (and maybe a note) on one piece of evidence, or undo."""
+
+    ACTIONS = [("grade", "grade"), ("delete", "delete"), ("undo", "undo")]
+    SLOTS = [
+        ("cand", "cand"),
+        ("found", "found"),
+        ("row", "row"),
+        ("doc", "doc"),
+        ("docres", "docres"),
+        ("none", "none"),
+    ]
+
+    action = forms.ChoiceField(choices=ACTIONS, required=False)
+    grade = forms.TypedChoiceField(choices=GRADE_CHOICES, coerce=int, required=False)
+    note = forms.CharField(required=False, max_length=5000, strip=False)
+    judgment = forms.IntegerField(required=False, min_value=1)
+    history = forms.IntegerField(required=False, min_value=1)
+    chunk = forms.IntegerField(required=False, min_value=1)
+    granularity = forms.ChoiceField(
+        required=False,
+        choices=[(g, g) for g in (Granularity.PASSAGE, Granularity.PAGE, Granularity.DOCUMENT)],
+    )
+    document = forms.IntegerField(required=False, min_value=1)
+    start = forms.IntegerField(required=False, min_value=0)
+    end = forms.IntegerField(required=False, min_value=0)
+    page = forms.IntegerField(required=False, min_value=1)
+    text = forms.CharField(required=False, strip=False, max_length=2_000_000)
+    elapsed = forms.FloatField(required=False)
+    slot = forms.ChoiceField(choices=SLOTS, required=False)
+    view_page = forms.IntegerField(required=False, min_value=1)
+
+    def clean(self):
+        data = super().clean()
+        action = data.get("action") or "grade"
+        data["action"] = action
+        data["slot"] = data.get("slot") or "none"
+        if action == "grade" and data.get("grade") is None:
+            self.add_error("grade", _("Choose a grade from 0 to 3."))
+        if action == "delete" and not data.get("judgment"):
+            self.add_error("judgment", _("Which label?"))
+        if action == "undo" and not data.get("history"):
+            self.add_error("history", _("Nothing to undo."))
+        if action == "grade" and not (
+            data.get("judgment") or data.get("chunk") or data.get("granularity")
+        ):
+            self.add_error(None, _("Which evidence is this grade for?"))
+        return data
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(required=False, max_length=200, strip=True)
+    scope = forms.ChoiceField(
+        required=False, choices=[("chunks", _("Chunks")), ("documents", _("Documents"))]
+    )
+    chunking = forms.IntegerField(required=False, min_value=1)
+
+
+class DocumentViewForm(forms.Form):
+    document = forms.IntegerField(required=False, min_value=1)
+    page = forms.IntegerField(required=False, min_value=1)
+    at = forms.IntegerField(required=False, min_value=0)
+    end = forms.IntegerField(required=False, min_value=0)
+    chunking = forms.IntegerField(required=False, min_value=1)

@@ -1,0 +1,406 @@
+// Assay labelling screens: keyboard grading, save feedback, undo, passage selection.
+// Every action is also a plain form, so the screens work (slower) without this file.
+(function () {
+  "use strict";
+
+  const root = () => document.getElementById("labelling");
+  const messages = () => {
+    const el = document.getElementById("label-messages");
+    return el ? el.dataset : {};
+  };
+
+  // ------------------------------------------------------------------ text offsets
+  // Python counts code points; JavaScript strings count UTF-16 code units. Characters
+  // outside the BMP (CJK Extension B, emoji) are two units but one code point.
+  function codePoints(text) {
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+      n++;
+    }
+    return n;
+  }
+
+  // Offset in the document's text of a DOM boundary point inside the page container.
+  // Each span carries data-start, the code-point offset of its first character.
+  function pointOffset(container, node, offset) {
+    if (node === container) {
+      const kids = container.childNodes;
+      if (offset < kids.length && kids[offset].dataset) return Number(kids[offset].dataset.start);
+      return Number(container.dataset.end);
+    }
+    const element = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
+    const anchor = element.closest("[data-start]") || container;
+    const range = document.createRange();
+    range.setStart(anchor, 0);
+    range.setEnd(node, offset);
+    return Number(anchor.dataset.start) + codePoints(range.toString());
+  }
+
+  function selectionOffsets(container) {
+    const selection = window.getSelection();
+    if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return null;
+    const range = selection.getRangeAt(0);
+    if (!range.intersectsNode(container)) return null;
+    const clipped = range.cloneRange();
+    if (!container.contains(clipped.startContainer)) clipped.setStart(container, 0);
+    if (!container.contains(clipped.endContainer)) {
+      clipped.setEnd(container, container.childNodes.length);
+    }
+    const start = pointOffset(container, clipped.startContainer, clipped.startOffset);
+    const end = pointOffset(container, clipped.endContainer, clipped.endOffset);
+    if (!(end > start)) return null;
+    return { start: start, end: end, text: clipped.toString() };
+  }
+  window.assayLabel = { codePoints: codePoints, selectionOffsets: selectionOffsets };
+
+  // ------------------------------------------------------------------ active time
+  let activeMs = 0;
+  let since = performance.now();
+  let visible = !document.hidden;
+  function tick() {
+    const now = performance.now();
+    if (visible) activeMs += now - since;
+    since = now;
+  }
+  document.addEventListener("visibilitychange", () => {
+    tick();
+    visible = !document.hidden;
+  });
+  function takeElapsed() {
+    tick();
+    const seconds = activeMs / 1000;
+    activeMs = 0;
+    return seconds.toFixed(3);
+  }
+  function csrfToken() {
+    try {
+      return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || "";
+    } catch (error) {
+      return "";
+    }
+  }
+  window.addEventListener("pagehide", () => {
+    const r = root();
+    if (!r || !r.dataset.canLabel || !r.dataset.statusUrl || !navigator.sendBeacon) return;
+    const elapsed = takeElapsed();
+    if (Number(elapsed) < 1) return;
+    const data = new FormData();
+    data.append("action", "time");
+    data.append("elapsed", elapsed);
+    data.append("csrfmiddlewaretoken", csrfToken());
+    navigator.sendBeacon(r.dataset.statusUrl, data);
+  });
+
+  // ------------------------------------------------------------------ save feedback
+  function setStatus(text, kind) {
+    const status = document.getElementById("save-status");
+    if (!status) return;
+    status.textContent = text;
+    status.className = "save-status " + kind;
+  }
+  const isWrite = (event) =>
+    root() && root().contains(event.detail.elt) &&
+    (event.detail.requestConfig ? event.detail.requestConfig.verb : event.detail.verb) === "post";
+
+  document.addEventListener("htmx:configRequest", (event) => {
+    if (!root() || event.detail.verb !== "post" || !root().contains(event.detail.elt)) return;
+    event.detail.parameters["elapsed"] = takeElapsed();
+    if (event.detail.elt.id === "undo-form") {
+      // Candidates on the screen are cards, not rows of "your other evidence".
+      event.detail.parameters["on_screen"] = Array.from(
+        document.querySelectorAll("#candidates .candidate"), (card) => card.dataset.chunk
+      );
+    }
+  });
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    if (isWrite(event)) setStatus(messages().saving || "…", "pending");
+  });
+  document.addEventListener("htmx:afterRequest", (event) => {
+    if (!isWrite(event) || !event.detail.successful) return;
+    const holder = event.detail.elt.closest(".candidate, .evidence-row, .doc-result");
+    if (holder) holder.classList.remove("save-failed");
+  });
+  function failed(event, text) {
+    if (!root()) return;
+    setStatus(text, "error");
+    const elt = event.detail.elt;
+    const holder = elt && elt.closest && elt.closest(".candidate, .evidence-row, .doc-result");
+    if (holder) holder.classList.add("save-failed");
+    if (elt && elt.id === "undo-form" && lastUndone) pushUndo(lastUndone);
+  }
+  document.addEventListener("htmx:responseError", (event) => {
+    const xhr = event.detail.xhr;
+    const type = xhr.getResponseHeader("Content-Type") || "";
+    let detail = String(xhr.status);
+    if (type.indexOf("text/plain") === 0 && xhr.responseText.length < 300) {
+      detail += ": " + xhr.responseText;
+    }
+    failed(event, (messages().failed || "Not saved.") + " (" + detail + ")");
+  });
+  document.addEventListener("htmx:sendError", (event) => {
+    failed(event, messages().offline || "Not saved: the server could not be reached.");
+  });
+
+  // ------------------------------------------------------------------ undo
+  let lastUndone = null;
+  function undoKey() {
+    const r = root();
+    return r ? "assay-undo:" + r.dataset.project + ":" + r.dataset.query : null;
+  }
+  function undoStack() {
+    try {
+      return JSON.parse(sessionStorage.getItem(undoKey()) || "[]");
+    } catch (error) {
+      return [];
+    }
+  }
+  function saveStack(stack) {
+    try {
+      sessionStorage.setItem(undoKey(), JSON.stringify(stack.slice(-200)));
+    } catch (error) {
+      /* private mode: undo lasts as long as the page */
+    }
+  }
+  function pushUndo(history) {
+    const stack = undoStack();
+    stack.push(history);
+    saveStack(stack);
+  }
+  document.addEventListener("assay:saved", (event) => {
+    if (event.detail && event.detail.history) pushUndo(event.detail.history);
+  });
+  function undo() {
+    const form = document.getElementById("undo-form");
+    if (!form) return;
+    const stack = undoStack();
+    const history = stack.pop();
+    if (history === undefined) {
+      setStatus(messages().nothingToUndo || "Nothing to undo.", "pending");
+      return;
+    }
+    saveStack(stack);
+    lastUndone = history;
+    form.elements.history.value = history;
+    setStatus(messages().undoing || "…", "pending");
+    if (form.requestSubmit) form.requestSubmit();
+    else htmx.trigger(form, "submit");
+  }
+  document.addEventListener("assay:undone", () => {
+    lastUndone = null;
+    refreshDocument();
+    countJudged();
+  });
+
+  // ------------------------------------------------------------------ candidates
+  let currentId = null;
+  const cards = () => Array.from(document.querySelectorAll("#labelling .candidate"));
+  function current() {
+    return currentId ? document.getElementById(currentId) : null;
+  }
+  function setCurrent(card, scroll) {
+    cards().forEach((c) => c.classList.remove("is-current"));
+    if (!card) return;
+    card.classList.add("is-current");
+    currentId = card.id;
+    if (scroll !== false) {
+      card.focus({ preventScroll: true });
+      card.scrollIntoView({ block: "nearest" });
+    }
+  }
+  function move(step) {
+    const list = cards();
+    if (!list.length) return;
+    const index = list.indexOf(current());
+    const next = index < 0 ? 0 : Math.min(Math.max(index + step, 0), list.length - 1);
+    setCurrent(list[next]);
+  }
+  function countJudged() {
+    const counter = document.getElementById("n-judged");
+    if (counter) {
+      counter.textContent = document.querySelectorAll("#candidates .candidate.graded").length;
+    }
+  }
+  function grade(value) {
+    const card = current();
+    if (!card) return false;
+    const button = card.querySelector('.grade-form button[name="grade"][value="' + value + '"]');
+    if (!button) return false;
+    button.click();
+    move(1);
+    return true;
+  }
+  function openNote() {
+    const card = current();
+    const details = card && card.querySelector("details.note");
+    if (!details) return;
+    details.open = true;
+    const area = details.querySelector("textarea");
+    if (area) area.focus();
+  }
+  document.addEventListener("click", (event) => {
+    const card = event.target.closest && event.target.closest("#labelling .candidate");
+    if (card) setCurrent(card, false);
+    const mark = event.target.closest && event.target.closest(".doc-page-text .hl");
+    if (mark && window.getSelection().isCollapsed) showEvidence(mark.dataset.judgments);
+  });
+  document.addEventListener("htmx:afterSettle", () => {
+    const card = current();
+    if (card) card.classList.add("is-current");
+    else if (currentId === null) setCurrent(firstToDo(), false);
+    countJudged();
+  });
+  function firstToDo() {
+    const list = cards();
+    return list.find((c) => !c.classList.contains("graded")) || list[0] || null;
+  }
+
+  // ------------------------------------------------------------------ document view
+  const pageText = () => document.getElementById("doc-page-text");
+  function hideSelection() {
+    const form = document.getElementById("passage-form");
+    if (form) form.hidden = true;
+    const hint = document.getElementById("selection-hint");
+    if (hint) hint.hidden = false;
+  }
+  function captureSelection() {
+    const container = pageText();
+    const form = document.getElementById("passage-form");
+    if (!container || !form) return;
+    const picked = selectionOffsets(container);
+    if (!picked) {
+      hideSelection();
+      return;
+    }
+    form.elements.start.value = picked.start;
+    form.elements.end.value = picked.end;
+    form.elements.text.value = picked.text;
+    const preview = picked.text.length > 200 ? picked.text.slice(0, 199) + "…" : picked.text;
+    form.querySelector(".selection-preview").textContent = preview;
+    form.querySelector(".selection-length").textContent =
+      picked.end - picked.start + " " + (messages().selected || "");
+    form.hidden = false;
+    const hint = document.getElementById("selection-hint");
+    if (hint) hint.hidden = true;
+  }
+  document.addEventListener("mouseup", (event) => {
+    if (event.target.closest && event.target.closest("#passage-form")) return;
+    setTimeout(captureSelection, 0);
+  });
+  document.addEventListener("keyup", (event) => {
+    if (event.shiftKey) captureSelection();
+  });
+  function gradeSelection(value) {
+    const form = document.getElementById("passage-form");
+    if (!form || form.hidden) return false;
+    const button = form.querySelector('button[name="grade"][value="' + value + '"]');
+    if (!button) return false;
+    button.click();
+    return true;
+  }
+  function refreshDocument() {
+    const view = document.getElementById("doc-view");
+    const toolbar = view && view.querySelector(".doc-toolbar");
+    if (toolbar && window.htmx) {
+      htmx.ajax("GET", toolbar.dataset.url, { target: "#doc-view", swap: "innerHTML" });
+    }
+  }
+  function showEvidence(ids) {
+    (ids || "").split(" ").forEach((id, i) => {
+      const row = document.getElementById("docev-" + id);
+      if (!row) return;
+      if (i === 0) row.scrollIntoView({ block: "nearest" });
+      row.classList.add("is-current");
+      setTimeout(() => row.classList.remove("is-current"), 1200);
+    });
+  }
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target && event.detail.target.id === "doc-view") {
+      window.getSelection().removeAllRanges();
+      hideSelection();
+    }
+  });
+
+  // ------------------------------------------------------------------ keyboard
+  function typing(target) {
+    if (!target || !target.closest) return false;
+    return Boolean(target.closest("input, textarea, select, [contenteditable]"));
+  }
+  function click(id) {
+    const el = document.getElementById(id);
+    if (!el) return false;
+    el.click();
+    return true;
+  }
+  document.addEventListener("keydown", (event) => {
+    const r = root();
+    if (!r) return;
+    const target = event.target;
+    if (target && target.matches && target.matches(".note textarea")) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        target.form.requestSubmit();
+      } else if (event.key === "Escape") {
+        target.closest("details").open = false;
+        const card = target.closest(".candidate");
+        if (card) card.focus();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    if (typing(target)) {
+      if (event.key === "Escape") target.blur();
+      return;
+    }
+    const screen = r.dataset.screen;
+    const key = event.key;
+    let handled = true;
+    if (screen === "queue") {
+      handled = key === "n" && click("next-query");
+    } else if (screen === "document") {
+      if ("0123".includes(key) && key.length === 1) handled = gradeSelection(key);
+      else if (key === "[") handled = click("prev-page");
+      else if (key === "]") handled = click("next-page");
+      else if (key === "u") undo();
+      else if (key === "b") handled = click("back-link");
+      else if (key === "Escape") {
+        window.getSelection().removeAllRanges();
+        hideSelection();
+      } else handled = false;
+    } else {
+      if ("0123".includes(key) && key.length === 1) handled = grade(key);
+      else if (key === "j") move(1);
+      else if (key === "k") move(-1);
+      else if (key === "o") {
+        const link = current() && current().querySelector("a.open-doc");
+        if (link) window.location.href = link.href;
+        else handled = false;
+      } else if (key === "n") openNote();
+      else if (key === "u") undo();
+      else if (key === "/") {
+        const input = document.getElementById("search-input");
+        if (input) input.focus();
+        else handled = false;
+      } else if (key === "d") handled = click("done-button");
+      else if (key === "s") {
+        const reason = document.getElementById("skip-reason");
+        if (reason) reason.focus();
+        else handled = false;
+      } else handled = false;
+    }
+    if (handled) event.preventDefault();
+  });
+
+  function start() {
+    if (!root()) return;
+    if (root().dataset.screen !== "document") setCurrent(firstToDo(), false);
+    const focus = document.querySelector(".doc-page-text .focus");
+    if (focus) focus.scrollIntoView({ block: "center" });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

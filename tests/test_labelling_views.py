@@ -1,0 +1,586 @@
+"""Labelling screens: permission matrix, full pages and htmx partials, blind labels, escaping."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from annotator.labels import Evidence, set_judgment
+from annotator.models import Assignment, Judgment, JudgmentHistory
+from tests import test_project_views
+
+pytestmark = pytest.mark.django_db
+
+# Every labelling URL answers GET for every member (read-only for viewers); writes are
+# POSTs to the same URLs. The project-wide matrix lists them too.
+ALL = {"owner", "adjudicator", "annotator", "viewer"}
+LABELLING_PAGES = {
+    "annotator:queue": ALL,
+    "annotator:assign": ALL,
+    "annotator:label_query": ALL,
+    "annotator:label_query_judge": ALL,
+    "annotator:label_query_status": ALL,
+    "annotator:label_query_document": ALL,
+    "annotator:label_query_search": ALL,
+}
+assert all(test_project_views.PAGE_ROLES[n] == r for n, r in LABELLING_PAGES.items())
+
+PERSONAS = ["owner", "adjudicator", "annotator", "viewer"]
+
+
+def urls(corpus, slug="acme"):
+    q = corpus["query"].pk
+    return {
+        "annotator:queue": reverse("annotator:queue", args=[slug]),
+        "annotator:assign": reverse("annotator:assign", args=[slug]),
+        "annotator:label_query": reverse("annotator:label_query", args=[slug, q]),
+        "annotator:label_query_judge": reverse("annotator:label_query_judge", args=[slug, q]),
+        "annotator:label_query_status": reverse("annotator:label_query_status", args=[slug, q]),
+        "annotator:label_query_document": reverse("annotator:label_query_document", args=[slug, q]),
+        "annotator:label_query_search": reverse("annotator:label_query_search", args=[slug, q]),
+    }
+
+
+def judge_url(corpus, slug="acme"):
+    return reverse("annotator:label_query_judge", args=[slug, corpus["query"].pk])
+
+
+def grade_chunk(client, corpus, grade, **extra):
+    data = {"chunk": corpus["chunk"].pk, "grade": grade, "slot": "cand", **extra}
+    return client.post(judge_url(corpus), data, HTTP_HX_REQUEST="true")
+
+
+# ------------------------------------------------------------------ permission matrix
+
+
+def test_every_labelling_url_is_covered_here(corpus):
+    from annotator import labelling_urls
+
+    assert {f"annotator:{p.name}" for p in labelling_urls.urlpatterns} == set(LABELLING_PAGES)
+    assert set(urls(corpus)) == set(LABELLING_PAGES)
+
+
+def test_anonymous_is_sent_to_login_everywhere(client, corpus):
+    for name, url in urls(corpus).items():
+        for response in (client.get(url), client.post(url, {"grade": 1})):
+            assert response.status_code == 302, name
+            assert response["Location"].startswith(reverse("login")), name
+
+
+def test_outsider_gets_404_for_every_method(login, personas, corpus):
+    client = login(personas["outsider"])
+    for name, url in urls(corpus).items():
+        assert client.get(url).status_code == 404, name
+        assert client.post(url, {"grade": 1, "chunk": corpus["chunk"].pk}).status_code == 404
+    # ... and through the slug of the outsider's own project.
+    for name, url in urls(corpus, slug="other").items():
+        if "label_query" in name:
+            assert client.get(url).status_code == 404, name
+    assert not Judgment.objects.exists()
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_members_read_every_labelling_page(login, personas, corpus, persona):
+    client = login(personas[persona])
+    for name, url in urls(corpus).items():
+        full = client.get(url)
+        assert full.status_code == 200, (persona, name)
+        partial = client.get(url, HTTP_HX_REQUEST="true")
+        assert partial.status_code == 200, (persona, name)
+        assert b"<html" not in partial.content, (persona, name)
+
+
+WRITES = {
+    "annotator:label_query_judge": lambda c: {"chunk": c["chunk"].pk, "grade": 2, "slot": "cand"},
+    "annotator:label_query_status": lambda c: {"action": "time", "elapsed": 3},
+    "annotator:assign": lambda c: {"scope": "all", "mode": "even", "per_query": 1},
+}
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_write_matrix(login, personas, corpus, persona):
+    client = login(personas[persona])
+    all_urls = urls(corpus)
+    for name, data in WRITES.items():
+        payload = data(corpus)
+        if name == "annotator:assign":
+            payload["annotators"] = [personas["annotator"].pk]
+        status = client.post(all_urls[name], payload, HTTP_HX_REQUEST="true").status_code
+        if persona == "viewer" or (name == "annotator:assign" and persona != "owner"):
+            assert status == 403, (persona, name, status)
+        else:
+            assert status in (200, 204), (persona, name, status)
+    for name in (
+        "annotator:queue",
+        "annotator:label_query",
+        "annotator:label_query_document",
+        "annotator:label_query_search",
+    ):
+        assert client.post(all_urls[name], {}).status_code == 405, (persona, name)
+    expected = 0 if persona == "viewer" else 1
+    assert Judgment.objects.filter(annotator=personas[persona]).count() == expected
+
+
+def test_viewer_sees_the_screen_read_only(login, personas, corpus):
+    body = login(personas["viewer"]).get(urls(corpus)["annotator:label_query"]).content.decode()
+    assert "Read only" in body
+    assert 'name="grade"' not in body
+    assert "wings" in body
+
+
+# ------------------------------------------------------------------ judging screen
+
+
+def test_screen_full_page_and_partial(login, personas, corpus):
+    client = login(personas["annotator"])
+    url = urls(corpus)["annotator:label_query"]
+    full = client.get(url).content.decode()
+    assert "<html" in full and 'id="candidates"' in full and 'id="save-status"' in full
+    assert 'id="keys-help"' in full and "label.js" in full
+    partial = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert partial.lstrip().startswith('<section id="candidates"')
+    assert f'id="cand-{corpus["chunk"].pk}"' in partial
+
+
+def test_grade_is_saved_at_once_and_the_partial_says_so(login, personas, corpus):
+    client = login(personas["annotator"])
+    response = grade_chunk(client, corpus, 3, elapsed="4.5")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert body.lstrip().startswith("<article")
+    assert 'data-grade="3"' in body
+    assert 'id="save-status"' in body and 'hx-swap-oob="true"' in body and "Saved" in body
+    history = JudgmentHistory.objects.get()
+    assert f'"history": {history.pk}' in response["HX-Trigger"]
+    judgment = Judgment.objects.get()
+    assert (judgment.grade, judgment.granularity, judgment.chunk) == (3, "chunk", corpus["chunk"])
+    assert judgment.timings.get().seconds == 4.5
+
+
+def test_grade_without_htmx_redirects_back(login, personas, corpus):
+    client = login(personas["annotator"])
+    response = client.post(judge_url(corpus), {"chunk": corpus["chunk"].pk, "grade": 1})
+    assert response.status_code == 302
+    assert response["Location"] == urls(corpus)["annotator:label_query"]
+    evil = client.post(
+        judge_url(corpus), {"chunk": corpus["chunk"].pk, "grade": 2, "next": "https://evil.test/"}
+    )
+    assert evil["Location"] == urls(corpus)["annotator:label_query"]
+    assert Judgment.objects.get().grade == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"grade": 4},
+        {"grade": "x"},
+        {"grade": 1},  # no evidence
+        {"grade": 1, "granularity": "chunk"},
+        {"grade": 1, "granularity": "passage", "document": 1},
+        {"action": "delete"},
+        {"action": "undo"},
+        {"action": "explode", "grade": 1},
+    ],
+)
+def test_bad_grades_are_400_and_change_nothing(login, personas, corpus, data):
+    client = login(personas["annotator"])
+    if data.get("document"):
+        data["document"] = corpus["document"].pk
+    response = client.post(judge_url(corpus), data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 400, response.content
+    assert not Judgment.objects.exists()
+
+
+def test_a_chunk_of_another_project_is_404(login, personas, corpus):
+    from annotator.models import Chunk, Chunking, Document
+
+    other = personas["other"]
+    doc = Document.objects.create(project=other, doc_id="x", text="secret text here")
+    chunking = Chunking.objects.create(project=other, name="c")
+    chunk = Chunk.objects.create(chunking=chunking, chunk_id="x#0", document=doc, start=0, end=6)
+    client = login(personas["annotator"])
+    response = client.post(judge_url(corpus), {"chunk": chunk.pk, "grade": 3})
+    assert response.status_code == 404
+    response = client.post(
+        judge_url(corpus), {"granularity": "document", "document": doc.pk, "grade": 3}
+    )
+    assert response.status_code == 404
+    assert client.get(judge_url(corpus), {"chunk": chunk.pk}).status_code == 404
+    assert not Judgment.objects.exists()
+
+
+def test_double_submit_is_one_label(login, personas, corpus):
+    client = login(personas["annotator"])
+    assert grade_chunk(client, corpus, 2).status_code == 200
+    second = grade_chunk(client, corpus, 2)
+    assert second.status_code == 200
+    assert "Saved" in second.content.decode()
+    assert Judgment.objects.count() == 1
+    assert JudgmentHistory.objects.count() == 1
+    assert "HX-Trigger" not in second  # nothing new to undo
+
+
+def test_two_tabs_last_write_wins_with_both_in_history(login, personas, corpus):
+    from django.test import Client
+
+    tab1 = login(personas["annotator"])
+    tab2 = Client()
+    tab2.force_login(personas["annotator"])
+    grade_chunk(tab1, corpus, 1)
+    grade_chunk(tab2, corpus, 3)
+    assert Judgment.objects.get().grade == 3
+    events = list(JudgmentHistory.objects.values_list("event", "old_grade", "new_grade"))
+    assert events == [("create", None, 1), ("update", 1, 3)]
+
+
+def test_note_is_saved_with_the_grade(login, personas, corpus):
+    client = login(personas["annotator"])
+    grade_chunk(client, corpus, 2)
+    response = grade_chunk(client, corpus, 2, note="机翼 <b>note</b> & more")
+    assert response.status_code == 200
+    judgment = Judgment.objects.get()
+    assert judgment.note == "机翼 <b>note</b> & more"
+    assert "机翼 &lt;b&gt;note&lt;/b&gt; &amp; more" in response.content.decode()
+    grade_chunk(client, corpus, 1)  # a grade without a note keeps the note
+    assert Judgment.objects.get().note == "机翼 <b>note</b> & more"
+
+
+def test_found_slot_also_refreshes_the_candidate_card(login, personas, corpus):
+    client = login(personas["annotator"])
+    response = client.post(
+        judge_url(corpus),
+        {"chunk": corpus["chunk"].pk, "grade": 1, "slot": "found"},
+        HTTP_HX_REQUEST="true",
+    )
+    body = response.content.decode()
+    assert body.lstrip().startswith(
+        f'<article class="candidate graded" id="found-{corpus["chunk"].pk}"'
+    )
+    assert f'id="cand-{corpus["chunk"].pk}"' in body
+
+
+def test_judged_candidates_show_their_grade(login, personas, corpus):
+    client = login(personas["annotator"])
+    grade_chunk(client, corpus, 3)
+    body = client.get(urls(corpus)["annotator:label_query"]).content.decode()
+    assert 'data-grade="3"' in body
+    assert '<span id="n-judged">1</span>' in body
+
+
+# ------------------------------------------------------------------ blind by default
+
+
+def test_annotators_see_only_their_own_labels(login, personas, corpus):
+    set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=3,
+        note="anna-note",
+    )
+    url = urls(corpus)["annotator:label_query"]
+    other = login(personas["annotator2"]).get(url).content.decode()
+    assert "anna-note" not in other and 'data-grade="3"' not in other and "anna" not in other
+    for lead in ("owner", "adjudicator"):
+        body = login(personas[lead]).get(url).content.decode()
+        assert "Others:" in body and "anna" in body, lead
+
+
+def test_another_annotators_label_ids_are_404(login, personas, corpus):
+    judgment, _ = set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_document(corpus["document"]),
+        grade=2,
+    )
+    history = JudgmentHistory.objects.get()
+    for persona in ("annotator2", "owner", "adjudicator"):
+        client = login(personas[persona])
+        assert client.get(judge_url(corpus), {"judgment": judgment.pk}).status_code == 404
+        for data in (
+            {"action": "delete", "judgment": judgment.pk},
+            {"judgment": judgment.pk, "grade": 0},
+            {"action": "undo", "history": history.pk},
+        ):
+            assert client.post(judge_url(corpus), data).status_code == 404, (persona, data)
+    judgment.refresh_from_db()
+    assert judgment.grade == 2
+    mine = login(personas["annotator"]).get(judge_url(corpus), {"judgment": judgment.pk})
+    assert mine.status_code == 200 and f'id="ev-{judgment.pk}"' in mine.content.decode()
+
+
+def test_labels_of_a_query_are_not_reachable_through_another_query(login, personas, corpus):
+    from annotator.models import Query
+
+    q2 = Query.objects.create(project=personas["project"], qid="q2", text="another")
+    judgment, _ = set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=1,
+    )
+    client = login(personas["annotator"])
+    url = reverse("annotator:label_query_judge", args=["acme", q2.pk])
+    assert client.get(url, {"judgment": judgment.pk}).status_code == 404
+    assert client.post(url, {"action": "delete", "judgment": judgment.pk}).status_code == 404
+
+
+# ------------------------------------------------------------------ evidence rows, delete, undo
+
+
+def test_change_and_remove_an_evidence_row(login, personas, corpus):
+    client = login(personas["annotator"])
+    judgment, _ = set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_document(corpus["document"]),
+        grade=1,
+    )
+    response = client.post(
+        judge_url(corpus),
+        {"judgment": judgment.pk, "grade": 3, "slot": "row"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert (
+        response.content.decode()
+        .lstrip()
+        .startswith(f'<div class="evidence-row" id="ev-{judgment.pk}"')
+    )
+    judgment.refresh_from_db()
+    assert judgment.grade == 3
+    response = client.post(
+        judge_url(corpus),
+        {"action": "delete", "judgment": judgment.pk, "slot": "row"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert 'class="evidence-row"' not in response.content.decode()
+    assert "Label removed" in response.content.decode()
+    assert not Judgment.objects.exists()
+    assert list(JudgmentHistory.objects.values_list("event", flat=True)) == [
+        "create",
+        "update",
+        "delete",
+    ]
+
+
+def test_undo_walks_back_through_history(login, personas, corpus):
+    client = login(personas["annotator"])
+    first = grade_chunk(client, corpus, 1)
+    second = grade_chunk(client, corpus, 3)
+    h1 = JudgmentHistory.objects.order_by("pk")[0].pk
+    h2 = JudgmentHistory.objects.order_by("pk")[1].pk
+    assert str(h1) in first["HX-Trigger"] and str(h2) in second["HX-Trigger"]
+    response = client.post(
+        judge_url(corpus), {"action": "undo", "history": h2}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert "assay:undone" in response["HX-Trigger"]
+    body = response.content.decode()
+    assert f'id="cand-{corpus["chunk"].pk}"' in body and 'hx-swap-oob="true"' in body
+    assert Judgment.objects.get().grade == 1
+    client.post(judge_url(corpus), {"action": "undo", "history": h1}, HTTP_HX_REQUEST="true")
+    assert not Judgment.objects.exists()  # it was new: undo removes it
+    events = list(JudgmentHistory.objects.values_list("event", "old_grade", "new_grade"))
+    assert events == [("create", None, 1), ("update", 1, 3), ("update", 3, 1), ("delete", 1, None)]
+    # Undoing a deletion brings the label back.
+    h_delete = JudgmentHistory.objects.order_by("-pk")[0].pk
+    client.post(judge_url(corpus), {"action": "undo", "history": h_delete})
+    assert Judgment.objects.get().grade == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_save_is_committed_before_the_response(login, personas, corpus):
+    """No transaction is left open by the request: the label is on disk when it answers."""
+    from django.db import connection
+
+    client = login(personas["annotator"])
+    assert grade_chunk(client, corpus, 2).status_code == 200
+    assert not connection.in_atomic_block
+    connection.close()  # a rollback of anything uncommitted (kept open for in-memory SQLite)
+    assert Judgment.objects.filter(grade=2).count() == 1
+
+
+# ------------------------------------------------------------------ queue and status
+
+
+def test_queue_full_page_partial_and_next(login, personas, corpus):
+    from annotator.models import Query
+
+    project = personas["project"]
+    anna = personas["annotator"]
+    q2 = Query.objects.create(project=project, qid="q2", text="second <query>")
+    Assignment.objects.create(project=project, query=corpus["query"], annotator=anna, status="done")
+    Assignment.objects.create(project=project, query=q2, annotator=anna)
+    client = login(anna)
+    url = urls(corpus)["annotator:queue"]
+    body = client.get(url).content.decode()
+    assert '<dd id="n-done">1 / 2</dd>' in body
+    assert f'id="next-query" class="button primary" href="/p/acme/label/{q2.pk}/"' in body
+    assert "second &lt;query&gt;" in body
+    partial = client.get(url, {"status": "open"}, HTTP_HX_REQUEST="true").content.decode()
+    assert (
+        partial.startswith('<div id="queue-table">') and "q2" in partial and ">q1<" not in partial
+    )
+    assert client.get(url, {"status": "nope"}).status_code == 400
+    assert client.get(url, {"page": "0"}).status_code == 400
+
+
+def test_skip_needs_a_reason_and_moves_on(login, personas, corpus):
+    from annotator.models import Query
+
+    project, anna = personas["project"], personas["annotator"]
+    q2 = Query.objects.create(project=project, qid="q2", text="second")
+    a1 = Assignment.objects.create(project=project, query=corpus["query"], annotator=anna)
+    Assignment.objects.create(project=project, query=q2, annotator=anna)
+    client = login(anna)
+    url = urls(corpus)["annotator:label_query_status"]
+    assert client.post(url, {"action": "skip"}, HTTP_HX_REQUEST="true").status_code == 400
+    response = client.post(
+        url, {"action": "skip", "reason": "不清楚", "elapsed": "12"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == f"/p/acme/label/{q2.pk}/"
+    a1.refresh_from_db()
+    assert (a1.status, a1.skip_reason, a1.time_spent_seconds) == ("skipped", "不清楚", 12.0)
+    # The status partial shows it; reopening brings it back (partial).
+    partial = client.post(url, {"action": "reopen"}, HTTP_HX_REQUEST="true").content.decode()
+    assert partial.startswith('<section id="assignment-status"')
+    a1.refresh_from_db()
+    assert a1.status == "open" and a1.skip_reason == ""
+    # Done without htmx: a redirect to the next query.
+    response = client.post(url, {"action": "done"})
+    assert response.status_code == 302 and response["Location"] == f"/p/acme/label/{q2.pk}/"
+    a1.refresh_from_db()
+    assert a1.status == "done" and a1.finished_at is not None
+
+
+def test_status_of_an_unassigned_query(login, personas, corpus):
+    client = login(personas["owner"])
+    url = urls(corpus)["annotator:label_query_status"]
+    assert client.post(url, {"action": "done"}).status_code == 400
+    assert client.post(url, {"action": "time", "elapsed": "5"}).status_code == 204
+    assert "not in your queue" in client.get(url).content.decode()
+
+
+def test_time_is_clamped(login, personas, corpus):
+    anna = personas["annotator"]
+    a = Assignment.objects.create(
+        project=personas["project"], query=corpus["query"], annotator=anna
+    )
+    client = login(anna)
+    url = urls(corpus)["annotator:label_query_status"]
+    for value in ("-5", "nan", "1e9", "abc"):
+        client.post(url, {"action": "time", "elapsed": value})
+    a.refresh_from_db()
+    assert a.time_spent_seconds == 600.0  # only the huge one counts, capped
+
+
+def test_opening_the_screen_marks_the_assignment_opened(login, personas, corpus):
+    anna = personas["annotator"]
+    a = Assignment.objects.create(
+        project=personas["project"], query=corpus["query"], annotator=anna
+    )
+    login(anna).get(urls(corpus)["annotator:label_query"])
+    a.refresh_from_db()
+    assert a.opened_at is not None
+
+
+# ------------------------------------------------------------------ assignments page
+
+
+def test_assign_page_full_and_htmx(login, personas, corpus):
+    client = login(personas["owner"])
+    url = urls(corpus)["annotator:assign"]
+    body = client.get(url).content.decode()
+    assert 'id="assign-form"' in body and "anna" in body
+    response = client.post(
+        url,
+        {
+            "scope": "all",
+            "mode": "even",
+            "per_query": 2,
+            "annotators": [personas["annotator"].pk, personas["annotator2"].pk],
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    partial = response.content.decode()
+    assert partial.startswith('<section id="assign-team">') and "2 assignments added" in partial
+    assert Assignment.objects.count() == 2
+    full = client.post(
+        url,
+        {
+            "scope": "qids",
+            "qids": "q1 nope",
+            "mode": "each",
+            "annotators": [personas["adjudicator"].pk],
+        },
+    )
+    assert full.status_code == 400 and "Unknown query ids: nope" in full.content.decode()
+    bad = client.post(
+        url,
+        {"scope": "tag", "mode": "even", "per_query": 1, "annotators": [personas["annotator"].pk]},
+        HTTP_HX_REQUEST="true",
+    )
+    assert bad.status_code == 400
+    done = client.post(
+        url, {"scope": "all", "mode": "remove", "annotators": [personas["annotator"].pk]}
+    )
+    assert done.status_code == 302
+    assert Assignment.objects.count() == 1
+
+
+def test_members_see_the_assign_page_read_only(login, personas, corpus):
+    for persona in ("adjudicator", "annotator", "viewer"):
+        body = login(personas[persona]).get(urls(corpus)["annotator:assign"]).content.decode()
+        assert 'id="team-table"' in body and 'id="assign-form"' not in body, persona
+
+
+# ------------------------------------------------------------------ escaping
+
+
+def test_markup_in_documents_is_text_on_every_labelling_screen(login, personas, corpus):
+    client = login(personas["owner"])
+    pages = [
+        urls(corpus)["annotator:label_query"],
+        urls(corpus)["annotator:label_query"] + f"?chunking={corpus['chunking'].pk}",
+        urls(corpus)["annotator:label_query_document"] + f"?document={corpus['document'].pk}",
+        urls(corpus)["annotator:label_query_document"],
+        urls(corpus)["annotator:label_query_search"] + "?q=script",
+        urls(corpus)["annotator:label_query_search"] + "?q=wings&scope=documents",
+    ]
+    for url in pages:
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+            body = client.get(url, **headers).content.decode()
+            assert "<script>alert(1)</script>" not in body, url
+            assert "<b>lift</b>" not in body, url
+            if "document=" in url or "search" in url or "label/" in url:
+                assert "&lt;" in body, url
+    body = client.get(urls(corpus)["annotator:label_query"]).content.decode()
+    assert "How do wings &lt;lift&gt;?" in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; wings." in body
+    assert "Wings &amp; &lt;b&gt;lift&lt;/b&gt;" in body
+
+
+def test_undo_refreshes_the_evidence_list_without_the_cards_on_screen(login, personas, corpus):
+    client = login(personas["annotator"])
+    grade_chunk(client, corpus, 1)
+    client.post(
+        judge_url(corpus),
+        {"granularity": "document", "document": corpus["document"].pk, "grade": 2, "slot": "row"},
+        HTTP_HX_REQUEST="true",
+    )
+    grade_chunk(client, corpus, 3)
+    last = JudgmentHistory.objects.order_by("-pk")[0].pk
+    response = client.post(
+        judge_url(corpus),
+        {"action": "undo", "history": last, "on_screen": [corpus["chunk"].pk]},
+        HTTP_HX_REQUEST="true",
+    )
+    body = response.content.decode()
+    evidence = body[body.index('<section id="my-evidence"') :]
+    assert 'hx-swap-oob="true"' in evidence[:80]
+    assert "Document" in evidence and "Chunk" not in evidence
+    assert Judgment.objects.get(granularity="chunk").grade == 1

@@ -1,0 +1,124 @@
+"""Significance tests against scipy and statsmodels; bootstrap reproducibility."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+from statsmodels.stats.multitest import multipletests
+
+from numerics.significance import (
+    WEIGHT_CELLS,
+    betainc,
+    bootstrap_ci,
+    bootstrap_means,
+    diff_ci,
+    holm,
+    paired_randomization_test,
+    paired_t_test,
+    wins_ties_losses,
+)
+
+scores = st.lists(st.floats(0, 1, allow_nan=False, width=32), min_size=2, max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0.05, 500), st.floats(0.05, 500), st.floats(0, 1))
+def test_incomplete_beta_matches_scipy(a, b, x):
+    assert betainc(a, b, x) == pytest.approx(special.betainc(a, b, x), abs=1e-12, rel=1e-10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(scores, st.data())
+def test_paired_t_matches_scipy(a, data):
+    b = data.draw(
+        st.lists(st.floats(0, 1, allow_nan=False, width=32), min_size=len(a), max_size=len(a))
+    )
+    d = np.subtract(a, b)
+    assume(np.std(d) > 1e-9 * max(1.0, np.abs(d).max()))
+    t, p = paired_t_test(a, b)
+    reference = stats.ttest_rel(a, b)
+    assert t == pytest.approx(reference.statistic, rel=1e-9)
+    assert p == pytest.approx(reference.pvalue, abs=1e-10)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 30, 1000])
+def test_paired_t_matches_scipy_at_fixed_sizes(n):
+    rng = np.random.default_rng(n)
+    for shift in [0.0, 0.05, 0.5]:
+        a = rng.random(n)
+        b = a - shift + rng.normal(0, 0.2, n)
+        t, p = paired_t_test(a, b)
+        reference = stats.ttest_rel(a, b)
+        assert t == pytest.approx(reference.statistic, rel=1e-12)
+        assert p == pytest.approx(reference.pvalue, abs=1e-10, rel=1e-9)
+
+
+def test_paired_t_edge_cases():
+    assert paired_t_test([0.5], [0.1]) is None
+    assert paired_t_test([0.5, 0.5], [0.5, 0.5]) == (0.0, 1.0)
+    assert paired_t_test([0.6, 0.7], [0.5, 0.6]) == (float("inf"), 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30))
+def test_holm_matches_statsmodels(p):
+    # multipletests runs gc.collect() on every call (~40 ms in a test session): skip it.
+    with mock.patch("gc.collect"):
+        expected = multipletests(p, method="holm")[1]
+    np.testing.assert_allclose(holm(p), expected, rtol=0, atol=1e-12)
+
+
+def test_exact_randomization_by_hand():
+    # d = (1, 2, 3): the 8 sign patterns give |means| 2, 4/3, 2/3, 0, 0, 2/3, 4/3, 2;
+    # two of them reach the observed 2.
+    assert paired_randomization_test([1, 2, 3], [0, 0, 0]) == pytest.approx(2 / 8)
+    assert paired_randomization_test([1, 1], [1, 1]) == 1.0
+
+
+def test_sampled_randomization_agrees_with_scipy_permutation_test():
+    rng = np.random.default_rng(3)
+    a = rng.random(40)
+    b = a - 0.05 + rng.normal(0, 0.15, 40)
+    ours = paired_randomization_test(a, b, n_resamples=20_000, seed=1)
+    reference = stats.permutation_test(
+        (a, b),
+        lambda x, y: np.mean(x - y),
+        permutation_type="samples",
+        n_resamples=20_000,
+        random_state=1,
+    ).pvalue
+    assert ours == pytest.approx(reference, abs=0.02)
+    assert paired_randomization_test(a, b, seed=5) == paired_randomization_test(a, b, seed=5)
+
+
+def test_bootstrap_is_seeded_contains_the_mean_and_narrows():
+    rng = np.random.default_rng(0)
+    small, large = rng.random(30), rng.random(3000)
+    assert bootstrap_ci(small, seed=4) == bootstrap_ci(small, seed=4)
+    low, high = bootstrap_ci(small)
+    assert low < small.mean() < high
+    low_l, high_l = bootstrap_ci(large)
+    assert high_l - low_l < (high - low) / 5
+    assert bootstrap_ci([]) is None
+    d_low, d_high = diff_ci(large, large - 0.1)
+    assert d_low == pytest.approx(0.1) and d_high == pytest.approx(0.1)
+
+
+def test_bootstrap_paths_draw_the_same_resamples():
+    # Small problems use a cached weight matrix, large ones blocks of indices: same draws.
+    values = np.random.default_rng(1).random(50)
+    small = bootstrap_means(values, n_resamples=2_000, seed=3)
+    assert WEIGHT_CELLS >= 50 * 2_000
+    with mock.patch("numerics.significance.WEIGHT_CELLS", 0):
+        blocked = bootstrap_means(values, n_resamples=2_000, seed=3)
+    np.testing.assert_allclose(small, blocked, rtol=1e-12)
+    assert not np.array_equal(small, bootstrap_means(values, n_resamples=2_000, seed=4))
+
+
+def test_wins_ties_losses():
+    assert wins_ties_losses([1, 0.5, 0.2, 0.3], [0.5, 0.5, 0.3, 0.3]) == (1, 2, 1)

@@ -42,3 +42,40 @@ class FreezeForm(forms.Form):
 
 class DiffForm(forms.Form):
     against = forms.IntegerField(min_value=1, required=False)
+
+
+MAPPING_CHOICES = [
+    ("any_overlap", _("any overlap")),
+    ("contains", _("unit contains the evidence")),
+    ("evidence_overlap>=0.5", _("overlap ≥ half of the evidence")),
+    ("chunk_overlap>=0.5", _("overlap ≥ half of the unit")),
+]
+
+
+class ExportForm(forms.Form):
+    """Which level, mapping policy and format a gold-set export uses; bad values → 400."""
+
+    level = forms.CharField(max_length=200, initial="documents")
+    mapping = forms.CharField(max_length=40, required=False)
+    format = forms.ChoiceField(
+        choices=[("jsonl", "JSONL"), ("qrels", "TREC qrels"), ("xlsx", "Excel")]
+    )
+
+    def __init__(self, *args, levels: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.levels = levels
+
+    def clean_level(self):
+        level = self.cleaned_data["level"]
+        if level not in self.levels:
+            raise forms.ValidationError(_("Unknown level."))
+        return level
+
+    def clean_mapping(self):
+        from numerics.mapping import MappingPolicy
+
+        text = self.cleaned_data["mapping"] or "any_overlap"
+        try:
+            return MappingPolicy.parse(text)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -13,10 +13,19 @@ from annotator.access import get_project_for_user
 from annotator.labels import Evidence
 from annotator.models import Document, Granularity, Query, Role
 
-from .forms import AdjudicateForm, DiffForm, FreezeForm, QueueFilterForm
+from .export import FORMATS, build_export, export_filename, render_export
+from .forms import (
+    MAPPING_CHOICES,
+    AdjudicateForm,
+    DiffForm,
+    ExportForm,
+    FreezeForm,
+    QueueFilterForm,
+)
 from .models import GoldSet
 from .queue import DISAGREEMENT_RULES, disagreement_queue, queue_item
 from .services import ConsensusPolicy, adjudicate, diff_gold_sets, freeze_gold_set
+from .units import levels
 
 ADJUDICATORS = (Role.OWNER, Role.ADJUDICATOR)
 
@@ -143,6 +152,8 @@ def gold_set_detail(request, slug: str, pk: int):
         "other": other,
         "versions": project.gold_sets.exclude(pk=gold_set.pk),
         "is_owner": membership.role == Role.OWNER,
+        "levels": levels(project),
+        "mappings": MAPPING_CHOICES,
     }
     template = "gold/partials/gold_diff.html" if request.htmx else "gold/gold_set_detail.html"
     return render(request, template, context)
@@ -154,3 +165,82 @@ def gold_set_delete(request, slug: str, pk: int):
     gold_set, _project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
     gold_set.delete()
     return redirect("gold:list", slug=slug)
+
+
+@login_required
+@require_GET
+def gold_set_export(request, slug: str, pk: int):
+    """Download a gold set at a level (documents, pages or a chunking) in one format."""
+    gold_set, project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
+    form = ExportForm(
+        {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
+    )
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("Bad export parameters."))
+    data = form.cleaned_data
+    export = build_export(gold_set, data["level"], data["mapping"])
+    content_type = FORMATS[data["format"]][0]
+    response = HttpResponse(render_export(export, data["format"]), content_type=content_type)
+    response["Content-Disposition"] = (
+        f'attachment; filename="{export_filename(export, data["format"])}"'
+    )
+    return response
+
+
+@login_required
+@require_GET
+def agreement(request, slug: str):
+    """Agreement of the project's annotators at a level, with readings and drill-downs."""
+    from .agreement import project_agreement, read_alpha, read_kappa
+
+    project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
+    form = ExportForm(
+        {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
+    )
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("Bad agreement parameters."))
+    level, mapping = form.cleaned_data["level"], form.cleaned_data["mapping"]
+    report = project_agreement(project, level, mapping)
+    summary = report.summary
+    by_pair = {(p["a"], p["b"]): p for p in summary["pairs"]}
+
+    def cell(a, b):
+        pair = by_pair.get((a, b)) or by_pair.get((b, a))
+        kappa = pair["cohen_kappa"] if pair and a != b else None
+        # Heat: red (κ ≤ 0) to green (κ = 1); grey where undefined or on the diagonal.
+        colour = f"hsl({120 * max(0.0, kappa):.0f}, 65%, 80%)" if kappa is not None else "#eee"
+        return {
+            "a": a,
+            "b": b,
+            "pair": pair if a != b else None,
+            "kappa": kappa,
+            "colour": colour,
+            "reading": read_kappa(kappa),
+        }
+
+    matrix = [[cell(a, b) for b in report.annotators] for a in report.annotators]
+    chosen = None
+    if request.GET.get("a") and request.GET.get("b"):
+        chosen = by_pair.get((request.GET["a"], request.GET["b"])) or by_pair.get(
+            (request.GET["b"], request.GET["a"])
+        )
+    context = {
+        "project": project,
+        "membership": membership,
+        "report": report,
+        "summary": summary,
+        "alpha_readings": {
+            level_name: read_alpha(value)
+            for level_name, value in summary["krippendorff_alpha"].items()
+        },
+        "fleiss_reading": read_kappa(summary["fleiss_kappa"]["value"]),
+        "matrix": matrix,
+        "chosen": chosen,
+        "grades": [0, 1, 2, 3],
+        "level": level,
+        "mapping": str(mapping),
+        "levels": levels(project),
+        "mappings": MAPPING_CHOICES,
+    }
+    template = "gold/partials/agreement_body.html" if request.htmx else "gold/agreement.html"
+    return render(request, template, context)

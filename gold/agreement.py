@@ -1,0 +1,105 @@
+"""Agreement of a project's annotators at a level: labels → items → coefficients.
+
+Items are (query, unit) pairs of the chosen level; each annotator's grade of an item is
+the max over their labels mapped onto that unit (``gold.units``). Pseudo-annotators
+(imported assessors, LLM judges) are compared with the humans separately.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotator.models import Judgment, Project, Query
+from numerics import agreement as coefficients
+from numerics.mapping import MappingPolicy
+
+from .units import annotator_unit_grades, live_labels, units_for_level
+
+KAPPA_BANDS = [  # Landis & Koch (1977)
+    (0.8, "almost perfect"),
+    (0.6, "substantial"),
+    (0.4, "moderate"),
+    (0.2, "fair"),
+    (0.0, "slight"),
+    (-1.01, "poor (worse than chance)"),
+]
+
+
+def read_kappa(value: float | None) -> str:
+    if value is None:
+        return "not defined"
+    return next(label for bound, label in KAPPA_BANDS if value >= bound)
+
+
+def read_alpha(value: float | None) -> str:
+    """Krippendorff (2004): α ≥ .800 reliable; ≥ .667 tentative conclusions only."""
+    if value is None:
+        return "not defined"
+    if value >= 0.8:
+        return "reliable"
+    if value >= 0.667:
+        return "tentative conclusions only"
+    return "unreliable"
+
+
+@dataclass
+class AgreementReport:
+    annotators: list[str]
+    summary: dict
+    per_query: list[dict]
+    n_labels: int
+    pseudo: list[dict]
+
+
+def _items(project: Project, level: str, mapping: MappingPolicy, names: list[str] | None):
+    labels = live_labels(project, annotators=names, adjudicated=False)
+    units = units_for_level(project, level)
+    query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
+    return labels.annotators, query, unit, source, grade
+
+
+def _report(annotators, query, unit, source, grade) -> tuple[dict, list[dict]]:
+    key = query * (int(unit.max(initial=0)) + 1) + unit
+    _distinct, item = np.unique(key, return_inverse=True)
+    data = coefficients.labels(
+        item, source, grade, 4, n_items=int(item.max(initial=-1)) + 1, n_annotators=len(annotators)
+    )
+    summary = coefficients.summary(data)
+    for pair in summary["pairs"]:
+        pair["a"], pair["b"] = annotators[pair["a"]], annotators[pair["b"]]
+    query_of_item = np.zeros(data.n_items, dtype=np.int64)
+    query_of_item[item] = query
+    query_pks, item_query = np.unique(query_of_item, return_inverse=True)
+    rows = coefficients.per_query(data, item_query, len(query_pks))
+    qids = dict(Query.objects.filter(pk__in=query_pks.tolist()).values_list("pk", "qid"))
+    per_query = [
+        {"query_pk": int(pk), "qid": qids.get(int(pk)), **row}
+        for pk, row in zip(query_pks.tolist(), rows, strict=True)
+        if row["n_items"]
+    ]
+    per_query.sort(key=lambda r: (r["percent_agreement"], r["qid"]))
+    return summary, per_query
+
+
+def project_agreement(project: Project, level: str, mapping: MappingPolicy) -> AgreementReport:
+    members = project.memberships.select_related("user")
+    humans = sorted(m.user.username for m in members if not m.is_pseudo)
+    pseudo = sorted(m.user.username for m in members if m.is_pseudo)
+    annotators, query, unit, source, grade = _items(project, level, mapping, humans)
+    summary, per_query = _report(annotators, query, unit, source, grade)
+    comparisons = []
+    for name in pseudo:
+        if not Judgment.objects.filter(query__project=project, annotator__username=name).exists():
+            continue
+        both = _items(project, level, mapping, [*humans, name])
+        with_pseudo, _rows = _report(*both)
+        comparisons.append(
+            {
+                "name": name,
+                "alpha": with_pseudo["krippendorff_alpha"],
+                "pairs": [p for p in with_pseudo["pairs"] if name in (p["a"], p["b"])],
+            }
+        )
+    return AgreementReport(annotators, summary, per_query, int(source.size), comparisons)

@@ -1,0 +1,51 @@
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Max
+
+from annotator.models import Project
+from gold.export import FORMATS, build_export, render_export
+from gold.models import GoldSet
+from gold.units import levels
+from numerics.mapping import MappingPolicy
+
+
+class Command(BaseCommand):
+    help = "Export a frozen gold set at a level (documents, pages or a chunking)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("name", help="the gold set's name")
+        parser.add_argument("--gold-version", type=int, help="default: the latest version")
+        parser.add_argument("--level", default="documents", help="documents, pages or a chunking")
+        parser.add_argument("--format", choices=sorted(FORMATS), default="jsonl")
+        parser.add_argument(
+            "--mapping",
+            default="any_overlap",
+            help="contains | any_overlap | evidence_overlap>=θ | chunk_overlap>=θ",
+        )
+        parser.add_argument("-o", "--output", help="file to write (default: standard output)")
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["slug"]).first()
+        if project is None:
+            raise CommandError(f"no project with slug {options['slug']!r}")
+        sets = GoldSet.objects.filter(project=project, name=options["name"])
+        version = options["gold_version"] or sets.aggregate(v=Max("version"))["v"]
+        gold_set = sets.filter(version=version).first()
+        if gold_set is None:
+            raise CommandError(f"no gold set {options['name']!r} version {version}")
+        if options["level"] not in levels(project):
+            raise CommandError(
+                f"no level {options['level']!r}; use one of {', '.join(levels(project))}"
+            )
+        try:
+            mapping = MappingPolicy.parse(options["mapping"])
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        data = render_export(build_export(gold_set, options["level"], mapping), options["format"])
+        if options["output"]:
+            with open(options["output"], "wb") as handle:
+                handle.write(data)
+        elif options["format"] == "xlsx":
+            raise CommandError("an Excel export needs --output FILE")
+        else:
+            self.stdout.write(data.decode("utf-8"), ending="")

@@ -1,0 +1,262 @@
+"""Labels → one grade per (query, unit) for any unit level, live or from a frozen gold set.
+
+This is the one path from labels to evaluation units, used by gold-set exports, the
+agreement page and the metric dashboards:
+
+1. every label (any granularity) is a span; ``numerics.mapping`` maps it onto the units of
+   the chosen level (a chunking's chunks, pages, or whole documents) under a mapping
+   policy;
+2. each annotator's grade of a unit is the max over their labels that qualify for it
+   (a unit touched only by grade-0 evidence is judged non-relevant);
+3. the annotators' grades of a unit become one under the consensus policy, an
+   adjudicated grade replacing the rule's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models.functions import Length
+
+from annotator.models import Chunk, Chunking, Judgment, Project
+from numerics.consensus import NO_CONSENSUS, consensus_grades
+from numerics.mapping import MappingPolicy, map_pairs
+
+from .models import Adjudication, GoldSet
+from .services import ConsensusPolicy
+
+DOCUMENTS = "documents"
+PAGES = "pages"
+DEFAULT_MAPPING = {
+    # A whole-document or page label says nothing about which chunk holds the evidence:
+    # by default it reaches every unit it overlaps. Passage and chunk labels are mapped
+    # the same way unless a stricter policy is chosen.
+    "rule": "any_overlap",
+}
+
+
+@dataclass(frozen=True)
+class Units:
+    """The evaluation units of one level: ids (as runs name them) and their spans."""
+
+    level: str
+    ids: np.ndarray  # object array of str
+    pk: np.ndarray  # chunk pk, or document pk for documents/pages
+    document: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+
+
+@dataclass(frozen=True)
+class LabelRows:
+    """Labels as spans: ``source`` is an annotator code, or -1 for an adjudicated grade."""
+
+    query: np.ndarray
+    source: np.ndarray
+    document: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    grade: np.ndarray
+    annotators: list[str]
+
+
+@dataclass(frozen=True)
+class UnitGrades:
+    """Consensus grade of each judged (query, unit); parallel arrays sorted by both."""
+
+    query: np.ndarray  # query pk
+    unit: np.ndarray  # index into Units
+    grade: np.ndarray
+    n_annotators: np.ndarray
+    units: Units
+    policy: dict
+
+
+def levels(project: Project) -> list[str]:
+    return [DOCUMENTS, PAGES, *project.chunkings.values_list("name", flat=True)]
+
+
+def units_for_level(project: Project, level: str) -> Units:
+    if level in (DOCUMENTS, PAGES):
+        rows = list(
+            project.documents.annotate(length=Length("text"))
+            .order_by("pk")
+            .values_list("pk", "doc_id", "length", "page_starts")
+        )
+        if level == DOCUMENTS:
+            return Units(
+                level,
+                np.array([r[1] for r in rows], dtype=object),
+                np.array([r[0] for r in rows], dtype=np.int64),
+                np.array([r[0] for r in rows], dtype=np.int64),
+                np.zeros(len(rows), dtype=np.int64),
+                np.array([r[2] for r in rows], dtype=np.int64),
+            )
+        ids, document, start, end = [], [], [], []
+        for pk, doc_id, length, page_starts in rows:
+            starts = list(page_starts) or [0]
+            ends = [*starts[1:], length]
+            for number, (s, e) in enumerate(zip(starts, ends, strict=True), start=1):
+                ids.append(f"{doc_id}#p{number}")
+                document.append(pk)
+                start.append(s)
+                end.append(e)
+        document_pk = np.array(document, dtype=np.int64)
+        return Units(
+            level,
+            np.array(ids, dtype=object),
+            document_pk,
+            document_pk,
+            np.array(start, dtype=np.int64),
+            np.array(end, dtype=np.int64),
+        )
+    chunking = Chunking.objects.filter(project=project, name=level).first()
+    if chunking is None:
+        raise ValueError(f"no level {level!r}: use documents, pages or a chunking's name")
+    rows = list(
+        Chunk.objects.filter(chunking=chunking)
+        .order_by("pk")
+        .values_list("pk", "chunk_id", "document_id", "start", "end")
+    )
+    return Units(
+        level,
+        np.array([r[1] for r in rows], dtype=object),
+        np.array([r[0] for r in rows], dtype=np.int64),
+        np.array([r[2] for r in rows], dtype=np.int64),
+        np.array([r[3] for r in rows], dtype=np.int64),
+        np.array([r[4] for r in rows], dtype=np.int64),
+    )
+
+
+def _rows(values: list[tuple], annotators: list[str]) -> LabelRows:
+    """(query, annotator name or None for adjudicated, document, start, end, grade) rows."""
+    code = {name: index for index, name in enumerate(annotators)}
+    return LabelRows(
+        query=np.array([v[0] for v in values], dtype=np.int64),
+        source=np.array([-1 if v[1] is None else code[v[1]] for v in values], dtype=np.int64),
+        document=np.array([v[2] for v in values], dtype=np.int64),
+        start=np.array([v[3] for v in values], dtype=np.int64),
+        end=np.array([v[4] for v in values], dtype=np.int64),
+        grade=np.array([v[5] for v in values], dtype=np.int64),
+        annotators=annotators,
+    )
+
+
+def live_labels(
+    project: Project, *, annotators: list[str] | None = None, adjudicated: bool = True
+) -> LabelRows:
+    judgments = Judgment.objects.filter(query__project=project)
+    if annotators is not None:
+        judgments = judgments.filter(annotator__username__in=annotators)
+    values = list(
+        judgments.values_list(
+            "query_id", "annotator__username", "document_id", "start", "end", "grade"
+        )
+    )
+    if adjudicated:
+        values += [
+            (q, None, d, s, e, g)
+            for q, d, s, e, g in Adjudication.objects.filter(query__project=project).values_list(
+                "query_id", "document_id", "start", "end", "grade"
+            )
+        ]
+    names = sorted({v[1] for v in values if v[1] is not None})
+    return _rows(values, names)
+
+
+def frozen_labels(gold_set: GoldSet) -> LabelRows:
+    values = [
+        (q, None if adjudicated else annotator, d, s, e, g)
+        for q, annotator, adjudicated, d, s, e, g in gold_set.labels.values_list(
+            "query_id", "annotator", "adjudicated", "document_id", "start", "end", "grade"
+        )
+    ]
+    names = sorted({v[1] for v in values if v[1] is not None})
+    return _rows(values, names)
+
+
+def annotator_unit_grades(labels: LabelRows, units: Units, mapping: MappingPolicy):
+    """Each source's grade of each (query, unit) it touched: the max over its labels.
+
+    Returns parallel arrays (query, unit, source, grade), one row per distinct triple.
+    """
+    evidence, unit = map_pairs(
+        labels.document,
+        labels.start,
+        labels.end,
+        units.document,
+        units.start,
+        units.end,
+        mapping,
+    )
+    query = labels.query[evidence]
+    source = labels.source[evidence]
+    grade = labels.grade[evidence]
+    if query.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    # One row per (query, unit, source): sort by the triple and grade, keep each group's last.
+    order = np.lexsort((grade, source, unit, query))
+    query, unit, source, grade = query[order], unit[order], source[order], grade[order]
+    last = np.ones(query.size, dtype=bool)
+    last[:-1] = (query[1:] != query[:-1]) | (unit[1:] != unit[:-1]) | (source[1:] != source[:-1])
+    return query[last], unit[last], source[last], grade[last]
+
+
+def unit_grades(
+    labels: LabelRows,
+    units: Units,
+    *,
+    consensus: ConsensusPolicy | None = None,
+    mapping: MappingPolicy | None = None,
+) -> UnitGrades:
+    consensus = consensus or ConsensusPolicy()
+    mapping = mapping or MappingPolicy.parse(DEFAULT_MAPPING["rule"])
+    query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
+    # (query, unit) pairs are consecutive after the lexsort: number them.
+    new_pair = np.ones(query.size, dtype=bool)
+    new_pair[1:] = (query[1:] != query[:-1]) | (unit[1:] != unit[:-1])
+    pair = np.cumsum(new_pair) - 1
+    n_pairs = int(pair[-1]) + 1 if pair.size else 0
+    adjudicated = source < 0
+    use_adjudication = consensus.adjudicated_first
+    final, n = consensus_grades(
+        pair[~adjudicated],
+        grade[~adjudicated],
+        n_pairs,
+        consensus.rule,
+        consensus.min_annotators,
+        pair[adjudicated] if use_adjudication else None,
+        grade[adjudicated] if use_adjudication else None,
+    )
+    keep = final != NO_CONSENSUS
+    first = np.flatnonzero(new_pair)
+    return UnitGrades(
+        query=query[first][keep],
+        unit=unit[first][keep],
+        grade=final[keep],
+        n_annotators=n[keep],
+        units=units,
+        policy={"consensus": consensus.to_dict(), "mapping": str(mapping), "level": units.level},
+    )
+
+
+def gold_unit_grades(
+    project: Project,
+    level: str,
+    *,
+    gold_set: GoldSet | None = None,
+    mapping: MappingPolicy | None = None,
+) -> UnitGrades:
+    """Grades at ``level`` from a frozen gold set (its own policy) or the live labels."""
+    units = units_for_level(project, level)
+    if gold_set is not None:
+        policy = gold_set.policy
+        consensus = ConsensusPolicy(
+            rule=policy.get("rule", "majority"),
+            min_annotators=policy.get("min_annotators", 1),
+            adjudicated_first=policy.get("adjudicated_first", True),
+        )
+        return unit_grades(frozen_labels(gold_set), units, consensus=consensus, mapping=mapping)
+    return unit_grades(live_labels(project), units, mapping=mapping)

@@ -1,0 +1,301 @@
+"""Evidence spans → grades on any set of units (chunks, pages, documents). Numpy only.
+
+Evidence is a half-open character span ``[start, end)`` of a document with a grade; a unit
+is another span of the same documents (a chunk of a chunking, a page, a whole document).
+Which units an evidence span grades is a *mapping policy*:
+
+- ``contains``               the unit contains the whole evidence span;
+- ``evidence_overlap>=θ``    overlap ≥ θ × evidence length;
+- ``chunk_overlap>=θ``       overlap ≥ θ × unit length;
+- ``any_overlap``            any overlap (at least one character).
+
+In every policy the overlap must be at least one character: spans that only touch
+(``a.end == b.start``) do not overlap, and empty spans map to nothing. A unit's grade is
+the max over the evidence that qualifies for it; a unit reached only by grade-0 evidence is
+judged non-relevant (0); a unit reached by nothing is unjudged (-1).
+
+Vectorised: units are sorted by (document, start); for each evidence span two
+``searchsorted`` calls bound the candidate units (the first whose running max of ``end``
+passes the evidence start, the first starting at or after the evidence end) and the
+candidate ranges are expanded with ``repeat``/``cumsum``; no Python loop per span.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+RULES = ("contains", "evidence_overlap", "chunk_overlap", "any_overlap")
+UNJUDGED = -1
+
+
+@dataclass(frozen=True)
+class MappingPolicy:
+    rule: str = "any_overlap"
+    theta: float | None = None
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"unknown mapping rule {self.rule!r}; use one of {', '.join(RULES)}")
+        needs_theta = self.rule in ("evidence_overlap", "chunk_overlap")
+        if needs_theta and (self.theta is None or not 0 < self.theta <= 1):
+            raise ValueError(f"{self.rule} needs a threshold θ in (0, 1], e.g. {self.rule}>=0.5")
+        if not needs_theta and self.theta is not None:
+            raise ValueError(f"{self.rule} takes no threshold")
+
+    @classmethod
+    def parse(cls, text: str) -> MappingPolicy:
+        """``contains``, ``any_overlap``, ``evidence_overlap>=0.5``, ``chunk_overlap>=0.5``."""
+        match = re.fullmatch(r"\s*([a-z_]+)\s*(?:>=\s*([0-9]*\.?[0-9]+))?\s*", text or "")
+        if not match:
+            raise ValueError(
+                f"cannot read mapping policy {text!r}; use contains, any_overlap, "
+                "evidence_overlap>=θ or chunk_overlap>=θ"
+            )
+        theta = float(match.group(2)) if match.group(2) is not None else None
+        return cls(match.group(1), theta)
+
+    def __str__(self) -> str:
+        return self.rule if self.theta is None else f"{self.rule}>={self.theta:g}"
+
+
+def _as_int(*arrays):
+    return [np.asarray(a, dtype=np.int64).ravel() for a in arrays]
+
+
+def _threshold(theta: float) -> tuple[int, int]:
+    """θ as an exact fraction num/den, so ``overlap ≥ θ·length`` is tested in integers
+    (``overlap·den ≥ num·length``): θ = 0.3 of 10 characters is exactly 3, not
+    3.0000000000000004 as in floating point."""
+    fraction = Fraction(repr(theta)).limit_denominator(1_000_000)
+    return fraction.numerator, fraction.denominator
+
+
+class _Candidates:
+    """Every (evidence, unit) pair of the same document sharing at least one character.
+
+    ``evidence`` indexes the evidence arrays, ``position`` the units sorted by
+    (document, start) — ``order[position]`` is the caller's unit index — and ``overlap``
+    is the shared length in characters. Pairs come grouped by evidence, units ascending.
+    """
+
+    def __init__(self, ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end):
+        ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end = _as_int(
+            ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end
+        )
+        self.ev_start, self.ev_end = ev_start, ev_end
+        empty = np.zeros(0, dtype=np.int64)
+        self.order, self.start, self.end = empty, empty, empty
+        self.evidence, self.position, self.overlap = empty, empty, empty
+        if ev_doc.size == 0 or unit_doc.size == 0:
+            return
+        order = np.lexsort((unit_start, unit_doc))
+        doc, start, end = unit_doc[order], unit_start[order], unit_end[order]
+        self.order, self.start, self.end = order, start, end
+        # (document, offset) pairs become one sortable int64 key: doc·span + offset.
+        low_doc = int(doc[0])
+        low = min(int(start.min()), int(ev_start.min()), 0)
+        high = max(int(end.max()), int(ev_end.max()), int(start.max()), int(ev_start.max()))
+        span = high - low + 2
+        base = (doc - low_doc) * span - low
+        ev_base = (ev_doc - low_doc) * span - low
+        # Units overlap each other, so ``end`` is not sorted: use its running max within
+        # each document. Units before the first whose running max passes the evidence
+        # start all end at or before it; units from the first starting at or after the
+        # evidence end on start at or after it. The candidates lie in between.
+        running_end = np.maximum.accumulate(base + end)  # base grows by ≥ span per document
+        lo = np.searchsorted(running_end, ev_base + ev_start, side="right")
+        hi = np.searchsorted(base + start, ev_base + ev_end, side="left")
+        usable = (ev_doc >= low_doc) & (ev_end > ev_start)
+        counts = np.where(usable, np.maximum(hi - lo, 0), 0)
+        total = int(counts.sum())
+        if total == 0:
+            return
+        # Expand each [lo, hi) range: evidence i repeated counts[i] times, positions
+        # lo[i], lo[i]+1, … via a cumsum of ones restarted at each range.
+        evidence = np.repeat(np.arange(ev_doc.size), counts)
+        step = np.ones(total, dtype=np.int64)
+        nonempty = np.flatnonzero(counts)
+        firsts = np.cumsum(counts[nonempty]) - counts[nonempty]
+        step[firsts] = lo[nonempty] - np.r_[0, hi[nonempty][:-1] - 1]
+        position = np.cumsum(step)
+        overlap = np.minimum(ev_end[evidence], end[position]) - np.maximum(
+            ev_start[evidence], start[position]
+        )
+        keep = (overlap > 0) & (doc[position] == ev_doc[evidence])
+        self.evidence, self.position, self.overlap = (
+            evidence[keep],
+            position[keep],
+            overlap[keep],
+        )
+
+    def qualifying(self, policy: MappingPolicy) -> np.ndarray:
+        """Mask over the candidate pairs: those where the evidence grades the unit."""
+        if policy.rule == "any_overlap":
+            return np.ones(self.evidence.size, dtype=bool)
+        start, end = self.start[self.position], self.end[self.position]
+        if policy.rule == "contains":
+            return (start <= self.ev_start[self.evidence]) & (end >= self.ev_end[self.evidence])
+        num, den = _threshold(policy.theta)
+        if policy.rule == "evidence_overlap":
+            length = self.ev_end[self.evidence] - self.ev_start[self.evidence]
+        else:
+            length = end - start
+        return self.overlap * den >= num * length
+
+
+def candidate_pairs(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end):
+    """Every (evidence, unit) pair of the same document with at least one shared character.
+
+    Returns ``(evidence_index, unit_index, overlap)``: the overlap in characters.
+    """
+    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    return found.evidence, found.order[found.position], found.overlap
+
+
+def map_pairs(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end, policy: MappingPolicy):
+    """``(evidence_index, unit_index)`` of every pair where the evidence grades the unit.
+
+    Evidence of many queries (or annotators) can go in at once: the pairs say which
+    evidence row graded which unit, and the caller groups them by its own query column.
+    """
+    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    keep = found.qualifying(policy)
+    return found.evidence[keep], found.order[found.position[keep]]
+
+
+def map_evidence(
+    ev_doc, ev_start, ev_end, ev_grade, unit_doc, unit_start, unit_end, policy: MappingPolicy
+) -> np.ndarray:
+    """Grade of every unit (int64, in the caller's unit order).
+
+    grade(u) = max{grade(e) : e qualifies for u under the policy}, and -1 (unjudged) when
+    no evidence qualifies; a unit reached only by grade-0 evidence is 0 (judged
+    non-relevant).
+    """
+    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    keep = found.qualifying(policy)
+    grades = np.full(found.start.size, UNJUDGED, dtype=np.int64)
+    np.maximum.at(grades, found.position[keep], _as_int(ev_grade)[0][found.evidence[keep]])
+    result = np.full(np.asarray(unit_doc).size, UNJUDGED, dtype=np.int64)
+    result[found.order] = grades
+    return result
+
+
+def _covered_length(group, start, end, query_group, query_start, query_end, span):
+    """Length of ``[query_start, query_end)`` covered by the union of the intervals
+    ``[start, end)`` of the same group. Offsets must lie in ``[0, span)``; every query
+    group must be the group of some interval.
+
+    The intervals are merged into disjoint blocks per group (sorted by start, a new block
+    wherever a start passes the running max of end); with L(g, x) = covered length of
+    group g before offset x — prefix sums of block lengths plus the part of the block
+    holding x — the answer is L(g, query_end) − L(g, query_start).
+    """
+    # Renumber the groups 0..k−1 (every query group must occur among the intervals) so
+    # that group · span stays far from overflowing.
+    codes, group = np.unique(group, return_inverse=True)
+    group = group.ravel()
+    query_group = np.searchsorted(codes, query_group)
+    order = np.lexsort((start, group))
+    group, start, end = group[order], start[order], end[order]
+    key_start = group * span + start
+    running = np.maximum.accumulate(group * span + end)  # groups never mix: offsets < span
+    new_block = np.r_[True, key_start[1:] > running[:-1]]
+    block = np.cumsum(new_block) - 1
+    block_group, block_start = group[new_block], key_start[new_block]
+    block_end = np.zeros(block_start.size, dtype=np.int64)
+    np.maximum.at(block_end, block, group * span + end)
+    before = np.r_[0, np.cumsum(block_end - block_start)]
+
+    def covered_before(g, x):
+        x = g * span + x
+        i = np.searchsorted(block_start, x, side="right") - 1
+        first = np.searchsorted(block_group, g, side="left")
+        valid = (i >= first) & (i >= 0)
+        i = np.maximum(i, 0)
+        partial = np.clip(np.minimum(x, block_end[i]) - block_start[i], 0, None)
+        return np.where(valid, before[i] - before[first] + partial, 0)
+
+    return covered_before(query_group, query_end) - covered_before(query_group, query_start)
+
+
+def fragmentation(
+    ev_doc,
+    ev_start,
+    ev_end,
+    ev_grade,
+    unit_doc,
+    unit_start,
+    unit_end,
+    policy: MappingPolicy,
+    ev_query=None,
+) -> dict:
+    """How well a chunking (or any units) fits the evidence.
+
+    Over the N evidence spans with at least one character (E), with U(e) the units sharing
+    at least one character with e:
+
+    - ``split_share`` = |{e ∈ E : no single unit contains e and |U(e)| ≥ 2}| / N —
+      evidence split across chunks (None when N = 0);
+    - ``chunks_per_evidence`` = Σ_{e ∈ E} |U(e)| / N (evidence overlapping no unit counts
+      as 0);
+    - ``gold_units_partly_irrelevant_share`` = |{(q, u) ∈ G : cover_q(u) < len(u)}| / |G|,
+      where G holds the (query, unit) pairs the policy grades ≥ 1 (some qualifying
+      evidence of q has grade ≥ 1) and cover_q(u) is the number of characters of u inside
+      the union of all of q's grade ≥ 1 evidence: a gold chunk that also carries text
+      nobody marked relevant (None when G is empty). ``n_gold_units`` = |G|.
+
+    ``ev_query`` groups evidence by query (default: all one query); ``ev_grade`` matters
+    only for the last share.
+    """
+    ev_doc, ev_start, ev_end, ev_grade, unit_doc, unit_start, unit_end = _as_int(
+        ev_doc, ev_start, ev_end, ev_grade, unit_doc, unit_start, unit_end
+    )
+    ev_query = np.zeros(ev_doc.size, dtype=np.int64) if ev_query is None else _as_int(ev_query)[0]
+    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    valid = ev_end > ev_start
+    n = int(valid.sum())
+    touched = np.bincount(found.evidence, minlength=ev_doc.size)
+    inside = (found.start[found.position] <= ev_start[found.evidence]) & (
+        found.end[found.position] >= ev_end[found.evidence]
+    )
+    contained = np.zeros(ev_doc.size, dtype=bool)
+    contained[found.evidence[inside]] = True
+    split = valid & ~contained & (touched >= 2)
+    # Distinct gold (query, unit) pairs, as one int64 key: query code · n_units + position.
+    gold = found.qualifying(policy) & (ev_grade[found.evidence] >= 1)
+    n_units = max(found.start.size, 1)
+    _, query_code = np.unique(ev_query, return_inverse=True)
+    query_code = query_code.ravel()
+    pairs = np.unique(query_code[found.evidence[gold]] * n_units + found.position[gold])
+    partly = 0
+    if pairs.size:
+        pair_query, position = pairs // n_units, pairs % n_units
+        relevant = valid & (ev_grade >= 1)
+        n_docs = int(max(unit_doc.max(), ev_doc.max()) - min(unit_doc.min(), ev_doc.min())) + 1
+        low_doc = int(min(unit_doc.min(), ev_doc.min()))
+        low = int(min(found.start.min(), ev_start.min(), 0))
+        span = int(max(found.end.max(), ev_end.max())) - low + 2
+        unit_docs = unit_doc[found.order[position]]
+        covered = _covered_length(
+            query_code[relevant] * n_docs + (ev_doc[relevant] - low_doc),
+            ev_start[relevant] - low,
+            ev_end[relevant] - low,
+            pair_query * n_docs + (unit_docs - low_doc),
+            found.start[position] - low,
+            found.end[position] - low,
+            span,
+        )
+        partly = int((covered < found.end[position] - found.start[position]).sum())
+    return {
+        "n_evidence": n,
+        "split_share": float(split.sum() / n) if n else None,
+        "chunks_per_evidence": float(touched[valid].mean()) if n else None,
+        "n_gold_units": int(pairs.size),
+        "gold_units_partly_irrelevant_share": float(partly / pairs.size) if pairs.size else None,
+        "policy": str(policy),
+    }

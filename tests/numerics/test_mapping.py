@@ -1,0 +1,275 @@
+"""Span → unit mapping against a slow, obvious reference, and worked examples."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.mapping import MappingPolicy, fragmentation, map_evidence, map_pairs
+
+POLICIES = [
+    MappingPolicy("contains"),
+    MappingPolicy("any_overlap"),
+    MappingPolicy("evidence_overlap", 0.5),
+    MappingPolicy("chunk_overlap", 0.5),
+    MappingPolicy("evidence_overlap", 1.0),
+    MappingPolicy("chunk_overlap", 0.3),
+    MappingPolicy("evidence_overlap", 0.1),
+    MappingPolicy("chunk_overlap", 0.7),
+]
+
+
+def qualifies(ev, unit, policy):
+    (ed, es, ee), (ud, us, ue) = ev, unit
+    if ed != ud or ee <= es:
+        return False
+    overlap = min(ee, ue) - max(es, us)
+    if overlap <= 0:
+        return False
+    if policy.rule == "contains":
+        return us <= es and ue >= ee
+    theta = Fraction(str(policy.theta)) if policy.theta is not None else None
+    if policy.rule == "evidence_overlap":
+        return overlap >= theta * (ee - es)
+    if policy.rule == "chunk_overlap":
+        return overlap >= theta * (ue - us)
+    return True
+
+
+def reference_pairs(evidence, units, policy):
+    return sorted(
+        (i, j)
+        for i, ev in enumerate(evidence)
+        for j, unit in enumerate(units)
+        if qualifies(ev, unit, policy)
+    )
+
+
+def columns(rows, width):
+    if not rows:
+        return [np.zeros(0, dtype=np.int64)] * width
+    return [np.array(c, dtype=np.int64) for c in zip(*rows, strict=True)]
+
+
+spans = st.tuples(st.integers(0, 3), st.integers(0, 40), st.integers(0, 15)).map(
+    lambda t: (t[0], t[1], t[1] + t[2])
+)
+# Units reach further than evidence (a whole-document or page unit, long chunks).
+unit_spans = st.one_of(
+    spans,
+    st.tuples(st.integers(0, 4), st.integers(0, 60), st.integers(0, 200)).map(
+        lambda t: (t[0], t[1], t[1] + t[2])
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(spans, max_size=25),
+    st.lists(unit_spans, max_size=25),
+    st.lists(st.integers(0, 3), min_size=25, max_size=25),
+    st.sampled_from(POLICIES),
+)
+def test_mapping_matches_the_obvious_double_loop(evidence, units, grades, policy):
+    ed, es, ee = columns(evidence, 3)
+    ud, us, ue = columns(units, 3)
+    ev_index, unit_index = map_pairs(ed, es, ee, ud, us, ue, policy)
+    assert sorted(zip(ev_index.tolist(), unit_index.tolist(), strict=True)) == reference_pairs(
+        evidence, units, policy
+    )
+    expected = [-1] * len(units)
+    for i, j in reference_pairs(evidence, units, policy):
+        expected[j] = max(expected[j], grades[i])
+    grade = np.array(grades[: len(evidence)], dtype=np.int64)
+    assert map_evidence(ed, es, ee, grade, ud, us, ue, policy).tolist() == expected
+
+
+def test_worked_example_of_each_policy():
+    # Chunks of one document: [0,10) [8,20) [20,30); evidence [5,12) grade 2.
+    units = (np.zeros(3), np.array([0, 8, 20]), np.array([10, 20, 30]))
+    evidence = (np.array([0]), np.array([5]), np.array([12]), np.array([2]))
+
+    def grades(text):
+        return map_evidence(*evidence, *units, MappingPolicy.parse(text)).tolist()
+
+    assert grades("any_overlap") == [2, 2, -1]  # [20,30) only touches nothing
+    assert grades("contains") == [-1, -1, -1]  # split across two chunks
+    assert grades("evidence_overlap>=0.7") == [2, -1, -1]  # 5 of 7 characters ≥ 4.9
+    assert grades("evidence_overlap>=0.5") == [2, 2, -1]  # 5 and 4 of 7 characters
+    assert grades("chunk_overlap>=0.5") == [2, -1, -1]  # exactly half of [0,10): qualifies
+    # Spans that only touch do not overlap; grade 0 evidence judges a chunk non-relevant.
+    touching = map_evidence(
+        [0, 0], [10, 20], [20, 25], [0, 3], *units, MappingPolicy("any_overlap")
+    )
+    assert touching.tolist() == [-1, 0, 3]
+
+
+def test_threshold_exactly_met_qualifies_despite_floating_point():
+    # 0.3 * 10 == 3.0000000000000004 in floating point; 3 of 10 characters is still 30 %.
+    units = ([0], [0], [10])
+    for text, evidence in [
+        ("chunk_overlap>=0.3", ([0], [7], [20])),  # 3 of the chunk's 10 characters
+        ("evidence_overlap>=0.3", ([0], [7], [17])),  # 3 of the evidence's 10
+        ("chunk_overlap>=0.7", ([0], [3], [12])),  # 7 of 10
+    ]:
+        assert map_evidence(*evidence, [1], *units, MappingPolicy.parse(text)).tolist() == [1]
+    # One character short does not qualify.
+    shorter = map_evidence([0], [8], [20], [1], *units, MappingPolicy.parse("chunk_overlap>=0.3"))
+    assert shorter.tolist() == [-1]
+    # contains: a unit equal to the evidence contains it; one character off does not.
+    contains = MappingPolicy("contains")
+    assert map_evidence([0], [0], [10], [2], *units, contains).tolist() == [2]
+    assert map_evidence([0], [0], [11], [2], *units, contains).tolist() == [-1]
+
+
+def test_unsorted_overlapping_units_pages_and_documents():
+    # A long chunk that starts first must still be found for evidence far to its right,
+    # though shorter chunks between them end earlier (ends are not sorted).
+    unit_doc = [1, 0, 1, 1, 0]
+    unit_start = [5, 0, 0, 10, 0]
+    unit_end = [8, 100, 1000, 20, 50]
+    pairs = map_pairs(
+        [1, 0, 2],
+        [500, 60, 0],
+        [510, 70, 5],
+        unit_doc,
+        unit_start,
+        unit_end,
+        MappingPolicy("any_overlap"),
+    )
+    assert sorted(zip(*(a.tolist() for a in pairs), strict=True)) == [(0, 2), (1, 1)]
+    # Pages and whole documents are just other spans: [0, len) per document.
+    documents = ([0, 1], [0, 0], [300, 200])
+    grades = map_evidence(
+        [0, 0, 1], [10, 250, 5], [20, 260, 6], [0, 2, 0], *documents, MappingPolicy("contains")
+    )
+    assert grades.tolist() == [2, 0]
+
+
+def test_map_pairs_serves_many_queries_at_once():
+    # Two queries label the same document; the caller groups pairs by its query column.
+    query = np.array([7, 7, 9])
+    ev = ([0, 0, 0], [0, 15, 2], [5, 18, 4])
+    grade = np.array([1, 3, 0])
+    units = ([0, 0], [0, 10], [10, 20])
+    ev_index, unit_index = map_pairs(*ev, *units, MappingPolicy("any_overlap"))
+    per_query = {}
+    for e, u in zip(ev_index.tolist(), unit_index.tolist(), strict=True):
+        key = (int(query[e]), u)
+        per_query[key] = max(per_query.get(key, -1), int(grade[e]))
+    assert per_query == {(7, 0): 1, (7, 1): 3, (9, 0): 0}
+
+
+def test_empty_inputs_and_empty_spans():
+    policy = MappingPolicy("any_overlap")
+    assert map_evidence([], [], [], [], [0], [0], [10], policy).tolist() == [-1]
+    assert map_evidence([0], [0], [5], [2], [], [], [], policy).tolist() == []
+    # An empty evidence span maps to nothing, not even in any_overlap.
+    assert map_evidence([0], [3], [3], [2], [0], [0], [10], policy).tolist() == [-1]
+    result = fragmentation([], [], [], [], [0], [0], [10], policy)
+    assert result["n_evidence"] == 0 and result["split_share"] is None
+
+
+def test_fragmentation_worked_example():
+    # Chunks [0,10) [10,20) [20,30); evidence A = [5,15) grade 2 (split over two chunks),
+    # B = [21,29) grade 1 (inside the third). any_overlap gold units: all three, and none
+    # is fully covered: [0,10) has [0,5) unmarked, [10,20) [15,20), [20,30) [20,21) and [29,30).
+    result = fragmentation(
+        [0, 0],
+        [5, 21],
+        [15, 29],
+        [2, 1],
+        [0, 0, 0],
+        [0, 10, 20],
+        [10, 20, 30],
+        MappingPolicy("any_overlap"),
+    )
+    assert result["n_evidence"] == 2
+    assert result["split_share"] == 0.5
+    assert result["chunks_per_evidence"] == 1.5
+    assert result["n_gold_units"] == 3
+    assert result["gold_units_partly_irrelevant_share"] == 1.0
+    # Evidence covering a whole chunk exactly leaves it fully relevant.
+    whole = fragmentation(
+        [0], [10], [20], [1], [0, 0], [0, 10], [10, 20], MappingPolicy("contains")
+    )
+    assert whole["gold_units_partly_irrelevant_share"] == 0.0
+    assert whole["split_share"] == 0.0
+
+
+def test_policy_parsing_and_errors():
+    assert str(MappingPolicy.parse("evidence_overlap>=0.5")) == "evidence_overlap>=0.5"
+    assert MappingPolicy.parse(" contains ") == MappingPolicy("contains")
+    for bad in ["nearby", "chunk_overlap", "contains>=0.5", "chunk_overlap>=0", "x>=y"]:
+        with pytest.raises(ValueError):
+            MappingPolicy.parse(bad)
+
+
+def slow_fragmentation(evidence, grades, queries, units, policy):
+    valid = [i for i, (d, s, e) in enumerate(evidence) if e > s]
+    touched = {
+        i: [j for j, u in enumerate(units) if qualifies(evidence[i], u, MappingPolicy())]
+        for i in valid
+    }
+    contained = {
+        i: any(
+            u[0] == evidence[i][0] and u[1] <= evidence[i][1] and u[2] >= evidence[i][2]
+            for u in units
+        )
+        for i in valid
+    }
+    split = sum(1 for i in valid if not contained[i] and len(touched[i]) >= 2)
+    gold = {(queries[i], j) for i, j in reference_pairs(evidence, units, policy) if grades[i] >= 1}
+    partly = 0
+    for q, j in gold:
+        d, us, ue = units[j]
+        chars = {
+            c
+            for i in valid
+            if queries[i] == q and grades[i] >= 1 and evidence[i][0] == d
+            for c in range(evidence[i][1], evidence[i][2])
+        }
+        partly += any(c not in chars for c in range(us, ue))
+    n = len(valid)
+    return {
+        "n_evidence": n,
+        "split_share": split / n if n else None,
+        "chunks_per_evidence": sum(len(t) for t in touched.values()) / n if n else None,
+        "n_gold_units": len(gold),
+        "gold_units_partly_irrelevant_share": partly / len(gold) if gold else None,
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(spans, st.integers(0, 3), st.integers(0, 2)), max_size=20),
+    st.lists(unit_spans, max_size=20),
+    st.sampled_from(POLICIES),
+)
+def test_fragmentation_matches_a_slow_reference(labelled, units, policy):
+    evidence = [e for e, _, _ in labelled]
+    grades = [g for _, g, _ in labelled]
+    queries = [q for _, _, q in labelled]
+    ed, es, ee = columns(evidence, 3)
+    ud, us, ue = columns(units, 3)
+    result = fragmentation(
+        ed,
+        es,
+        ee,
+        np.array(grades, dtype=np.int64),
+        ud,
+        us,
+        ue,
+        policy,
+        ev_query=np.array(queries, dtype=np.int64),
+    )
+    expected = slow_fragmentation(evidence, grades, queries, units, policy)
+    for key, value in expected.items():
+        if value is None:
+            assert result[key] is None, key
+        else:
+            assert result[key] == pytest.approx(value, abs=1e-12), key

@@ -72,17 +72,33 @@ class Run(models.Model):
         return self.name
 
     def set_results(self, query_pk: np.ndarray, item_pk: np.ndarray, score: np.ndarray) -> None:
-        """Store the three parallel arrays (already validated and ordered)."""
+        """Store the three parallel arrays (already validated), in trec_eval's rank order:
+        query, score descending, item id descending — so evaluations need not sort again."""
+        query_pk = np.asarray(query_pk, dtype=np.int64)
+        item_pk = np.asarray(item_pk, dtype=np.int64)
+        score = np.asarray(score, dtype=np.float64)
+        order = np.lexsort((-self._id_rank(item_pk), -score, query_pk))
         buffer = io.BytesIO()
-        np.savez_compressed(
-            buffer,
-            query=np.asarray(query_pk, dtype=np.int64),
-            item=np.asarray(item_pk, dtype=np.int64),
-            score=np.asarray(score, dtype=np.float64),
-        )
+        np.savez_compressed(buffer, query=query_pk[order], item=item_pk[order], score=score[order])
         self.results = buffer.getvalue()
         self.n_results = len(query_pk)
         self.n_queries = len(np.unique(query_pk))
+
+    def _id_rank(self, item_pk: np.ndarray) -> np.ndarray:
+        """Each item's position in the id string order of its chunking (or documents)."""
+        from annotator.models import Chunk, Document
+
+        if self.chunking_id is not None:
+            rows = Chunk.objects.filter(chunking_id=self.chunking_id).values_list("pk", "chunk_id")
+        else:
+            rows = Document.objects.filter(project_id=self.project_id).values_list("pk", "doc_id")
+        rows = sorted(rows, key=lambda row: row[1].encode())
+        pks = np.array([pk for pk, _id in rows], dtype=np.int64)  # index = id string rank
+        if pks.size == 0:
+            return np.zeros(item_pk.size, dtype=np.int64)
+        by_pk = np.argsort(pks)
+        position = np.minimum(np.searchsorted(pks[by_pk], item_pk), pks.size - 1)
+        return by_pk[position]
 
     def get_results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(query pk, item pk, score) arrays; item pk is a Chunk or Document pk by level."""

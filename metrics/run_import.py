@@ -20,6 +20,8 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from annotator.importing.errors import BadLine, ImportFailed
+from annotator.importing.readers import read_rows
 from annotator.models import Chunk, Chunking, Project
 
 from .models import Run, RunLevel
@@ -141,6 +143,9 @@ ITEM_COLUMNS = ("docid", "doc_id", "chunk_id", "item", "id")
 def _read_table(rows: Iterator[tuple[int, dict]], collector: _Collector) -> None:
     """CSV/XLSX rows with columns qid, an id column, and score (or rank)."""
     for number, row in rows:
+        if isinstance(row, BadLine):
+            collector.error(number, row.message)
+            continue
         item_column = next((c for c in ITEM_COLUMNS if row.get(c) not in (None, "")), None)
         if row.get("qid") in (None, "") or item_column is None:
             collector.error(number, "each row needs a qid and an id (docid or chunk_id)")
@@ -198,6 +203,7 @@ def import_run(
     replace: bool = False,
     created_by=None,
     progress: Callable[[int], None] | None = None,
+    source_name: str | None = None,
 ) -> Run:
     """Read, validate and store a run in one transaction; raise RunImportFailed on any error."""
     path = Path(path)
@@ -222,9 +228,9 @@ def import_run(
             with path.open(encoding="utf-8-sig", errors="strict") as handle:
                 (_read_trec if fmt == "trec" else _read_jsonl)(handle, collector, progress)
         else:
-            from annotator.importing.readers import read_rows
-
             _read_table(read_rows(path, fmt), collector)
+    except ImportFailed as error:
+        raise RunImportFailed(error.errors) from None
     except UnicodeDecodeError as error:
         raise RunImportFailed([f"the file is not UTF-8 text (byte {error.start})"]) from None
     if not collector.query and not collector.errors:
@@ -245,7 +251,7 @@ def import_run(
             chunking=chunking,
             parameters=parameters or {},
             level=RunLevel.CHUNK if chunking is not None else RunLevel.DOCUMENT,
-            source=path.name,
+            source=source_name or path.name,
             created_by=created_by,
             n_dropped=dropped,
             dropped_summary={

@@ -1,0 +1,178 @@
+"""Token-authenticated JSON endpoints for pipelines, and the page where users manage tokens.
+
+The endpoints take ``Authorization: Bearer <token>`` only (never the session cookie, so
+they need no CSRF token) and apply the same role checks as the pages.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotator.access import get_project_for_user
+from annotator.models import Role
+from gold.export import FORMATS, build_export, render_export
+from gold.forms import ExportForm
+from gold.models import GoldSet
+from gold.units import levels
+from metrics.evaluation import can_evaluate, dashboard_measures, evaluate_run
+from metrics.forms import DashboardForm
+from metrics.models import Run
+from metrics.run_import import RunImportFailed, import_run
+
+from .models import ApiToken
+
+
+def token_required(view):
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
+        row = ApiToken.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+        if row is None:
+            return JsonResponse({"error": "a valid API token is required"}, status=401)
+        request.user = row.user
+        try:
+            return view(request, *args, **kwargs)
+        except Http404:
+            return JsonResponse({"error": "not found"}, status=404)
+        except PermissionDenied:
+            return JsonResponse(
+                {"error": "your role in this project does not allow this"}, status=403
+            )
+
+    return csrf_exempt(wrapper)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request):
+    """Create and revoke one's own tokens; a new token is shown once."""
+    created = None
+    if request.method == "POST":
+        if request.POST.get("action") == "revoke":
+            token = get_object_or_404(ApiToken, pk=request.POST.get("token"), user=request.user)
+            token.revoke()
+        else:
+            name = request.POST.get("name", "").strip()[:100] or "pipeline"
+            _row, created = ApiToken.create_for(request.user, name)
+    return render(
+        request,
+        "api/tokens.html",
+        {
+            "tokens": request.user.api_tokens.all(),
+            "created": created,
+        },
+    )
+
+
+@token_required
+@require_POST
+def upload_run(request, slug: str):
+    """Multipart: ``file``, ``name``, ``chunking`` (or none for documents), ``parameters``
+    (JSON object), ``keep_known`` (true/false), ``replace`` (true/false)."""
+    project, _membership = get_project_for_user(request, slug, Role.OWNER)
+    uploaded = request.FILES.get("file")
+    name = request.POST.get("name", "").strip()
+    if uploaded is None or not name:
+        return JsonResponse({"error": "send a file and a name"}, status=400)
+    if uploaded.size > settings.ASSAY_MAX_UPLOAD_BYTES:
+        return JsonResponse({"error": "the file is over the size limit"}, status=400)
+    chunking = None
+    if request.POST.get("chunking"):
+        chunking = project.chunkings.filter(name=request.POST["chunking"]).first()
+        if chunking is None:
+            return JsonResponse({"error": "no such chunking"}, status=400)
+    try:
+        parameters = json.loads(request.POST.get("parameters") or "{}")
+    except json.JSONDecodeError:
+        return JsonResponse({"error": "parameters must be a JSON object"}, status=400)
+    if not isinstance(parameters, dict):
+        return JsonResponse({"error": "parameters must be a JSON object"}, status=400)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(uploaded.name).name
+        with path.open("wb") as handle:
+            for block in uploaded.chunks():
+                handle.write(block)
+        try:
+            run = import_run(
+                project,
+                path,
+                name=name,
+                chunking=chunking,
+                parameters=parameters,
+                keep_known=request.POST.get("keep_known") == "true",
+                replace=request.POST.get("replace") == "true",
+                created_by=request.user,
+            )
+        except RunImportFailed as failure:
+            return JsonResponse({"error": "nothing imported", "lines": failure.errors}, status=400)
+    return JsonResponse(
+        {
+            "id": run.pk,
+            "name": run.name,
+            "results": run.n_results,
+            "queries": run.n_queries,
+            "dropped": run.n_dropped,
+        },
+        status=201,
+    )
+
+
+@token_required
+@require_GET
+def run_metrics(request, slug: str, pk: int):
+    """Means and per-query values of a run: ``?level=&k=&gold=live|<id>&mapping=``."""
+    project, _membership = get_project_for_user(request, slug)
+    run = get_object_or_404(Run, project=project, pk=pk)
+    form = DashboardForm(request.GET, project=project)
+    if not form.is_valid():
+        return JsonResponse({"error": "bad parameters", "fields": form.errors}, status=400)
+    data = form.cleaned_data
+    if not can_evaluate(run, data["level"]):
+        return JsonResponse({"error": "this run cannot be evaluated at that level"}, status=400)
+    from metrics.evaluation import load_gold
+
+    gold = load_gold(project, data["level"], gold_set=data["gold"], mapping=data["mapping"])
+    names = [name for name, _label in dashboard_measures(data["k"])]
+    scores = evaluate_run(run, gold, names)
+    return JsonResponse(
+        {
+            "run": run.name,
+            "level": data["level"],
+            "gold": gold.description,
+            "mean": {n: scores.mean(n) for n in names},
+            "per_query": {
+                qid: {n: float(scores.values[n][i]) for n in names}
+                for i, qid in enumerate(gold.qids)
+            },
+        }
+    )
+
+
+@token_required
+@require_GET
+def gold_export(request, slug: str, pk: int):
+    """A gold set file: ``?format=jsonl|qrels|xlsx&level=&mapping=`` (owners only)."""
+    project, _membership = get_project_for_user(request, slug, Role.OWNER)
+    gold_set = get_object_or_404(GoldSet, project=project, pk=pk)
+    form = ExportForm(
+        {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
+    )
+    if not form.is_valid():
+        return JsonResponse({"error": "bad parameters", "fields": form.errors}, status=400)
+    data = form.cleaned_data
+    export = build_export(gold_set, data["level"], data["mapping"])
+    return HttpResponse(
+        render_export(export, data["format"]), content_type=FORMATS[data["format"]][0]
+    )

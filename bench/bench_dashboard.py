@@ -1,0 +1,249 @@
+"""Dashboard and run import at scale (SQLite, production settings).
+
+    .venv/bin/python -m bench dashboard
+
+A generated project: 5,000 documents, a chunking of 10,000 chunks, 5,000 queries, 50,000
+chunk labels by two annotators and 10 runs of 100 results per query (5,000,000 results).
+
+- **dashboard**: server time of the full dashboard page (10 runs × 5,000 queries, eight
+  measures with bootstrap intervals and Judged@k), first render in a fresh process and
+  then the median of REPEATS; and the htmx refresh right after one new label.
+- **import**: ``manage.py import_run`` of a 1,000,000-line TREC run (the project's 5,000
+  queries × 200 results) in its own process: wall time and peak resident memory
+  (``ru_maxrss``).
+
+Targets: first render ≤ 1.5 s, refresh after one label ≤ 300 ms; import ≤ 20 s and
+≤ 500 MB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+N_DOCUMENTS = 5_000
+N_QUERIES = 5_000
+N_RUNS = 10
+RESULTS = 100
+IMPORT_RESULTS = 200  # per query: 5,000 × 200 = 1,000,000 lines
+REPEATS = 5
+
+
+def _env(folder: str) -> dict:
+    return {
+        **os.environ,
+        "ASSAY_DATA_DIR": folder,
+        "ASSAY_DEBUG": "0",
+        "SECRET_KEY": "bench",
+        "ALLOWED_HOSTS": "testserver",
+        "ASSAY_SSL_REDIRECT": "0",
+        "ASSAY_MAX_UPLOAD_BYTES": str(2 * 1024**3),
+        "DATABASE_URL": "",
+    }
+
+
+def child(folder: str) -> None:
+    """Runs inside the benchmark's own process and database."""
+    import django
+
+    django.setup()
+    import numpy as np
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from annotator.labels import Evidence, bulk_create_judgments, set_judgment
+    from annotator.models import (
+        Chunk,
+        Chunking,
+        Document,
+        Granularity,
+        Judgment,
+        Membership,
+        Project,
+        Query,
+        Role,
+    )
+    from metrics.models import Run
+
+    rng = np.random.default_rng(3)
+    User = get_user_model()
+    owner = User.objects.create_user("owner", password="x-bench-password")
+    annotators = [User.objects.create_user(f"a{i}", password="x-bench-password") for i in range(2)]
+    project = Project.objects.create(slug="bench", name="Bench")
+    Membership.objects.create(project=project, user=owner, role=Role.OWNER)
+    for user in annotators:
+        Membership.objects.create(project=project, user=user, role=Role.ANNOTATOR)
+    Document.objects.bulk_create(
+        [
+            Document(project=project, doc_id=f"doc{i}", title=f"Doc {i}", text="lorem ipsum " * 20)
+            for i in range(N_DOCUMENTS)
+        ],
+        batch_size=2000,
+    )
+    documents = list(project.documents.order_by("pk").values_list("pk", flat=True))
+    chunking = Chunking.objects.create(project=project, name="c")
+    Chunk.objects.bulk_create(
+        [
+            Chunk(
+                chunking=chunking,
+                chunk_id=f"doc{i}#{h}",
+                document_id=pk,
+                start=120 * h,
+                end=120 * h + 120,
+            )
+            for i, pk in enumerate(documents)
+            for h in range(2)
+        ],
+        batch_size=5000,
+    )
+    Query.objects.bulk_create(
+        [Query(project=project, qid=f"q{i}", text=f"question {i}") for i in range(N_QUERIES)],
+        batch_size=2000,
+    )
+    chunks = list(
+        Chunk.objects.filter(chunking=chunking)
+        .order_by("pk")
+        .values_list("pk", "document_id", "start", "end", "chunk_id")
+    )
+    queries = list(project.queries.order_by("pk").values_list("pk", flat=True))
+    judgments = []
+    for query in queries:
+        for index in rng.choice(len(chunks), 5, replace=False):
+            pk, doc, start, end, _ = chunks[index]
+            for user in annotators:
+                judgments.append(
+                    Judgment(
+                        query_id=query,
+                        annotator=user,
+                        granularity=Granularity.CHUNK,
+                        document_id=doc,
+                        start=start,
+                        end=end,
+                        chunk=Chunk(pk=pk, chunk_id=""),
+                        grade=int(rng.integers(0, 4)),
+                    )
+                )
+    bulk_create_judgments(judgments, changed_by=owner)
+    chunk_pks = np.array([c[0] for c in chunks])
+    for r in range(N_RUNS):
+        run = Run(project=project, name=f"run{r}", level="chunk", chunking=chunking)
+        q = np.repeat(queries, RESULTS)
+        items = np.concatenate([rng.choice(chunk_pks, RESULTS, replace=False) for _ in queries])
+        run.set_results(q, items, rng.random(q.size))
+        run.save()
+    # The 1,000,000-line file for the import benchmark.
+    with open(Path(folder) / "run.trec", "w") as handle:
+        for i in range(N_QUERIES):
+            for rank, index in enumerate(
+                rng.choice(len(chunks), IMPORT_RESULTS, replace=False), start=1
+            ):
+                handle.write(f"q{i} Q0 {chunks[index][4]} {rank} {1000 - rank} bench\n")
+
+    client = Client()
+    client.force_login(owner)
+    url = "/p/bench/metrics/?level=c&k=10"
+    started = time.perf_counter()
+    response = client.get(url)
+    first = time.perf_counter() - started
+    assert response.status_code == 200, response.status_code
+    warm = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        client.get(url)
+        warm.append(time.perf_counter() - started)
+    refresh, label = [], []
+    target = Chunk.objects.filter(chunking=chunking).order_by("pk").first()
+    query = Query.objects.filter(project=project).order_by("pk").first()
+    for grade in range(REPEATS):
+        started = time.perf_counter()
+        set_judgment(
+            query=query,
+            annotator=annotators[0],
+            evidence=Evidence.for_chunk(target),
+            grade=grade % 4,
+        )
+        label.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        partial = client.get(url, HTTP_HX_REQUEST="true")
+        refresh.append(time.perf_counter() - started)
+        assert partial.status_code == 200
+    print(
+        json.dumps(
+            {
+                "first": first,
+                "warm": statistics.median(warm),
+                "refresh": statistics.median(refresh),
+                "label": statistics.median(label),
+            }
+        )
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        env = _env(folder)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
+        )
+        started = time.perf_counter()
+        output = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import sys; sys.argv=['x']; from bench.bench_dashboard import child; "
+                f"child({folder!r})",
+            ],
+            cwd=ROOT,
+            env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        generated = time.perf_counter() - started
+        figures = json.loads(output.stdout.strip().splitlines()[-1])
+        script = (
+            "import resource, time, django; django.setup(); "
+            "from django.core.management import call_command; t = time.perf_counter(); "
+            f"call_command('import_run', 'bench', {str(Path(folder) / 'run.trec')!r}, "
+            "'--name', 'imported', '--chunking', 'c', verbosity=0); "
+            "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        seconds, max_kb = result.stdout.split()
+    print(
+        f"SQLite, production settings; generated in {generated:.0f} s: {N_DOCUMENTS:,} "
+        f"documents, {2 * N_DOCUMENTS:,} chunks, {N_QUERIES:,} queries, 50,000 labels, "
+        f"{N_RUNS} runs × {RESULTS} results per query\n"
+    )
+    print("| measurement | figure | target |")
+    print("|---|---:|---:|")
+    print(
+        f"| dashboard, first render in a fresh process | {figures['first'] * 1000:.0f} ms "
+        "| ≤ 1500 ms |"
+    )
+    print(f"| dashboard, warm (median of {REPEATS}) | {figures['warm'] * 1000:.0f} ms | — |")
+    print(f"| saving one label | {figures['label'] * 1000:.0f} ms | — |")
+    print(
+        f"| dashboard refresh after one label (htmx, median of {REPEATS}) | "
+        f"{figures['refresh'] * 1000:.0f} ms | ≤ 300 ms |"
+    )
+    print(f"| import_run, 1,000,000-line TREC file | {float(seconds):.1f} s | ≤ 20 s |")
+    print(f"| import_run, peak resident memory | {int(max_kb) / 1024:.0f} MB | ≤ 500 MB |")
+
+
+if __name__ == "__main__":
+    main()

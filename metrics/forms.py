@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from gold.forms import MAPPING_CHOICES
+from gold.units import levels
+from numerics.mapping import MappingPolicy
+
+
+class DashboardForm(forms.Form):
+    """What the metrics are computed against; every bad parameter is a 400."""
+
+    gold = forms.CharField(required=False, max_length=20)
+    level = forms.CharField(required=False, max_length=200)
+    k = forms.IntegerField(required=False, min_value=1, max_value=1000)
+    mapping = forms.ChoiceField(required=False, choices=MAPPING_CHOICES)
+    chart = forms.CharField(required=False, max_length=40)
+    tag = forms.CharField(required=False, max_length=200)
+    sort = forms.CharField(required=False, max_length=40)
+    desc = forms.BooleanField(required=False)
+
+    def __init__(self, data, *, project):
+        super().__init__(data)
+        self.project = project
+
+    def clean_gold(self):
+        value = self.cleaned_data["gold"] or "live"
+        if value == "live":
+            return None
+        if not value.isdigit():
+            raise forms.ValidationError(_("Choose live labels or a gold set."))
+        gold_set = self.project.gold_sets.filter(pk=int(value)).first()
+        if gold_set is None:
+            raise forms.ValidationError(_("No such gold set."))
+        return gold_set
+
+    def clean_level(self):
+        level = self.cleaned_data["level"] or "documents"
+        if level not in levels(self.project):
+            raise forms.ValidationError(_("Unknown level."))
+        return level
+
+    def clean_k(self):
+        return self.cleaned_data["k"] or 10
+
+    def clean_mapping(self):
+        return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
+
+    def query_string(self) -> str:
+        from urllib.parse import urlencode
+
+        data = self.cleaned_data
+        return urlencode(
+            {
+                "gold": data["gold"].pk if data["gold"] else "live",
+                "level": data["level"],
+                "k": data["k"],
+                "mapping": str(data["mapping"]),
+            }
+        )
+
+
+class JudgeForm(forms.Form):
+    unit = forms.IntegerField(min_value=0)
+    grade = forms.IntegerField(min_value=0, max_value=3)

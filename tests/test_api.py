@@ -1,0 +1,116 @@
+"""API for pipelines: tokens, run upload, metrics, gold download — same roles as the pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from api.models import ApiToken
+from gold.services import ConsensusPolicy, freeze_gold_set
+from metrics.models import Run
+
+pytestmark = pytest.mark.django_db
+
+
+def bearer(token):
+    return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+
+
+@pytest.fixture
+def tokens(personas):
+    return {
+        key: ApiToken.create_for(personas[key], "ci")[1]
+        for key in ("owner", "annotator", "viewer", "outsider")
+    }
+
+
+def upload(token, content=b"q1 Q0 d1#0 1 2.0 ci\n", **data):
+    client = Client(enforce_csrf_checks=True)  # tokens need no CSRF token: no cookies
+    return client.post(
+        reverse("api:upload_run", args=["acme"]),
+        {
+            "file": SimpleUploadedFile("run.trec", content),
+            "name": "ci-build",
+            "chunking": "c256",
+            **data,
+        },
+        **bearer(token),
+    )
+
+
+def test_token_page_creates_shows_once_and_revokes(login, personas):
+    client = login(personas["annotator"])
+    page = client.post(reverse("api:tokens"), {"name": "laptop"})
+    token = page.context["created"]
+    assert token.startswith("assay_") and token.encode() in page.content
+    row = ApiToken.objects.get(user=personas["annotator"])
+    assert row.token_hash != token and token not in row.token_hash
+    again = client.get(reverse("api:tokens"))
+    assert token.encode() not in again.content
+    client.post(reverse("api:tokens"), {"action": "revoke", "token": row.pk})
+    assert ApiToken.authenticate(token) is None
+    # Someone else's token cannot be revoked through my page.
+    theirs, _ = ApiToken.create_for(personas["owner"], "x")
+    assert (
+        client.post(reverse("api:tokens"), {"action": "revoke", "token": theirs.pk}).status_code
+        == 404
+    )
+
+
+def test_owner_uploads_a_run_and_reads_its_metrics(personas, corpus, tokens):
+    response = upload(tokens["owner"], parameters='{"model": "e5"}')
+    assert response.status_code == 201, response.content
+    run = Run.objects.get(name="ci-build")
+    assert response.json()["results"] == 1 and run.parameters == {"model": "e5"}
+    metrics = Client().get(
+        reverse("api:run_metrics", args=["acme", run.pk]),
+        {"level": "c256", "k": 5},
+        **bearer(tokens["viewer"]),
+    )
+    assert metrics.status_code == 200
+    body = metrics.json()
+    assert set(body["mean"]) == {"Hit@5", "P@5", "R@5", "F1@5", "MRR@5", "MAP", "nDCG@5", "Rprec"}
+    assert body["gold"]["gold"] == "live"
+
+
+def test_bad_uploads_write_nothing(personas, corpus, tokens):
+    response = upload(tokens["owner"], content=b"q1 Q0 d1#0 1 2.0 ci\nq9 Q0 nope 1 x ci\n")
+    assert response.status_code == 400
+    assert response.json()["lines"] == ["line 2: score 'x' is not a number"]
+    assert upload(tokens["owner"], parameters="[1]").status_code == 400
+    assert not Run.objects.exists()
+
+
+def test_roles_and_tokens(personas, corpus, tokens):
+    assert upload(tokens["annotator"]).status_code == 403
+    assert upload(tokens["outsider"]).status_code == 404
+    assert upload("assay_wrong").status_code == 401
+    no_header = Client().post(reverse("api:upload_run", args=["acme"]), {})
+    assert no_header.status_code == 401
+    # A logged-in session is not enough: the API takes tokens only.
+    session = Client()
+    session.force_login(personas["owner"])
+    assert session.post(reverse("api:upload_run", args=["acme"]), {}).status_code == 401
+    ApiToken.objects.get(user=personas["owner"]).revoke()
+    assert upload(tokens["owner"]).status_code == 401
+    assert not Run.objects.exists()
+
+
+def test_gold_download_for_owners(personas, corpus, tokens):
+    from annotator.labels import Evidence, set_judgment
+
+    set_judgment(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=2,
+    )
+    gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
+    target = reverse("api:gold_export", args=["acme", gold_set.pk])
+    response = Client().get(target, {"format": "qrels", "level": "c256"}, **bearer(tokens["owner"]))
+    assert response.status_code == 200 and response.content == b"q1 0 d1#0 2\n"
+    assert Client().get(target, **bearer(tokens["viewer"])).status_code == 403
+    assert Client().get(target, **bearer(tokens["outsider"])).status_code == 404
+    assert Client().get(target, {"format": "pdf"}, **bearer(tokens["owner"])).status_code == 400

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "annotator",
     "gold",
     "metrics",
+    "api",
 ]
 
 MIDDLEWARE = [

@@ -8,5 +8,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("gold.urls")),
+    path("", include("metrics.urls")),
+    path("", include("api.urls")),
     path("", include("annotator.urls")),
 ]

@@ -25,20 +25,50 @@ PAGE_ROLES = {
     "annotator:chunking_list": ALL,
     "annotator:import_upload": {"owner"},
     "annotator:import_status": {"owner"},
+    "annotator:queue": ALL,
+    "annotator:assign": ALL,
+    "annotator:label_query": ALL,
+    "annotator:label_query_judge": ALL,
+    "annotator:label_query_status": ALL,
+    "annotator:label_query_document": ALL,
+    "annotator:label_query_search": ALL,
     "gold:queue": LEADS,
+    "gold:agreement": LEADS,
     "gold:adjudicate": None,
     "gold:list": ALL,
     "gold:detail": ALL,
     "gold:delete": None,
+    "gold:export": {"owner"},
+    "metrics:dashboard": ALL,
+    "metrics:dashboard_chart": ALL,
+    "metrics:export": ALL,
+    "metrics:qrels_file": ALL,
+    "metrics:compare": ALL,
+    "metrics:run_detail": ALL,
+    "metrics:run_file": ALL,
+    "metrics:run_histogram": ALL,
+    "metrics:run_query": ALL,
+    "metrics:judge": None,
+    # Token-authenticated: tested with tokens in tests/test_api.py.
+    "api:upload_run": "api",
+    "api:run_metrics": "api",
+    "api:gold_export": "api",
 }
 
 
 @pytest.fixture
 def site_objects(personas, corpus):
+    import numpy as np
+
     from gold.services import ConsensusPolicy, freeze_gold_set
+    from metrics.models import Run
 
     gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
+    run = Run(project=personas["project"], name="r", level="chunk", chunking=corpus["chunking"])
+    run.set_results(np.array([corpus["query"].pk]), np.array([corpus["chunk"].pk]), np.ones(1))
+    run.save()
     return {
+        "run": run.pk,
         "query": corpus["query"].pk,
         "document": corpus["document"].pk,
         "chunking": corpus["chunking"].pk,
@@ -72,11 +102,14 @@ def project_urls(objects, slug="acme"):
         kwargs = {"slug": slug}
         kind = next((k for k in objects if k in name), "document")
         for group in groups - {"slug"}:
-            kwargs[group] = objects.get(kind) or 999999 if group == "pk" else 999999
+            if group == "pk":
+                kwargs[group] = objects.get(kind) or 999999
+            else:  # e.g. query_pk
+                kwargs[group] = objects.get(group.removesuffix("_pk")) or 999999
         built.append((name, reverse(name, kwargs=kwargs)))
     unlisted = {name for name, _ in built} - PAGE_ROLES.keys()
     assert not unlisted, f"add these URLs to PAGE_ROLES: {unlisted}"
-    return built
+    return [(name, url) for name, url in built if PAGE_ROLES[name] != "api"]
 
 
 def test_anonymous_is_sent_to_login(client, site_objects):
@@ -272,3 +305,14 @@ def test_only_owners_change_settings(login, personas, persona):
     assert client.post(url, {"name": "Hacked"}).status_code == 403
     personas["project"].refresh_from_db()
     assert personas["project"].name == "Acme search"
+
+
+def test_admin_is_for_staff_and_labels_are_read_only_there(client, personas, corpus):
+    from django.contrib.auth import get_user_model
+
+    client.force_login(personas["owner"])
+    assert client.get("/admin/").status_code == 302  # not staff: sent to the admin login
+    staff = get_user_model().objects.create_superuser("root", password="x-long-password")
+    client.force_login(staff)
+    assert client.get("/admin/annotator/project/").status_code == 200
+    assert client.get("/admin/annotator/judgment/add/").status_code == 403

@@ -28,3 +28,24 @@ def test_chunk_runs_need_a_chunking_and_document_runs_none(corpus, personas):
 def test_empty_run_has_empty_arrays(personas):
     run = Run.objects.create(project=personas["project"], name="d", level=RunLevel.DOCUMENT)
     assert [len(a) for a in run.get_results()] == [0, 0, 0]
+
+
+def test_results_are_stored_in_rank_order_with_trec_eval_tie_break(personas, corpus):
+    from annotator.models import Chunk
+    from metrics.evaluation import in_rank_order
+
+    chunking, document = corpus["chunking"], corpus["document"]
+    # Ids whose string order differs from pk order: "d1#10" < "d1#2" < "d1#9".
+    extra = [
+        Chunk.objects.create(chunking=chunking, chunk_id=cid, document=document, start=0, end=5)
+        for cid in ("d1#9", "d1#10", "d1#2")
+    ]
+    run = Run(project=personas["project"], name="ties", level="chunk", chunking=chunking)
+    query = corpus["query"].pk
+    run.set_results([query] * 3, [c.pk for c in extra], [1.0, 1.0, 1.0])
+    run.save()
+    _q, item, _s = Run.objects.get(pk=run.pk).get_results()
+    ids = dict(Chunk.objects.values_list("pk", "chunk_id"))
+    assert [ids[i] for i in item] == ["d1#9", "d1#2", "d1#10"]  # id descending
+    assert in_rank_order(np.zeros(3), np.array([2, 1, 0]), np.ones(3))
+    assert not in_rank_order(np.zeros(3), np.array([0, 1, 2]), np.ones(3))

@@ -14,7 +14,9 @@ agreement page and the metric dashboards:
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from django.db.models.functions import Length
@@ -46,6 +48,15 @@ class Units:
     document: np.ndarray
     start: np.ndarray
     end: np.ndarray
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Identifies these units (level, ids, pks and spans) for caches of derived arrays."""
+        digest = hashlib.blake2b(self.level.encode(), digest_size=16)
+        digest.update("\0".join(self.ids.tolist()).encode())
+        for array in (self.pk, self.document, self.start, self.end):
+            digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
+        return digest.hexdigest()
 
 
 @dataclass(frozen=True)

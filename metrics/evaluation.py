@@ -16,6 +16,9 @@ exported qrels and run give the same numbers (tested).
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -25,7 +28,7 @@ from annotator.models import Chunk, Project, Query
 from gold.models import GoldSet
 from gold.units import DOCUMENTS, PAGES, UnitGrades, Units, gold_unit_grades
 from numerics.mapping import MappingPolicy
-from numerics.measures import evaluate_arrays
+from numerics.measures import RunIndex, evaluate_index, index_run
 from numerics.significance import bootstrap_cis
 
 from .models import Run, RunLevel
@@ -41,6 +44,9 @@ DASHBOARD_MEASURES = [
     ("Rprec", "R-precision"),
 ]
 LOW_COVERAGE = 0.8  # Judged@k below this earns a warning
+# Percentile bootstrap intervals on the dashboard: 1,000 resamples (Efron & Tibshirani
+# 1993 advise at least that many for percentile intervals), drawn once per query count.
+DASHBOARD_RESAMPLES = 1000
 
 
 class LevelMismatch(ValueError):
@@ -48,9 +54,23 @@ class LevelMismatch(ValueError):
 
 
 def lookup(sorted_keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``values`` in ``sorted_keys`` and whether each is present there."""
+    """Positions of ``values`` in ``sorted_keys`` (unique) and whether each is present.
+
+    Database ids are nearly contiguous, so when their span is small a dense table maps
+    each id to its position in one gather (much faster than a binary search per value).
+    """
+    values = np.asarray(values, dtype=np.int64)
     if sorted_keys.size == 0:
         return np.zeros(values.size, dtype=np.int64), np.zeros(values.size, dtype=bool)
+    low, high = int(sorted_keys[0]), int(sorted_keys[-1])
+    if high - low <= 8 * sorted_keys.size + 1024:
+        table = np.full(high - low + 2, -1, dtype=np.int64)  # last slot: out of range
+        table[sorted_keys - low] = np.arange(sorted_keys.size)
+        offset = values - low
+        offset[(offset < 0) | (offset > high - low)] = high - low + 1
+        position = table[offset]
+        known = position >= 0
+        return np.where(known, position, 0), known
     position = np.minimum(np.searchsorted(sorted_keys, values), sorted_keys.size - 1)
     return position, sorted_keys[position] == values
 
@@ -80,10 +100,7 @@ class Gold:
     @cached_property
     def code(self) -> np.ndarray:
         """Unit index → code whose order is the unit ids' string order (trec_eval's)."""
-        order = np.argsort(np.array([s.encode() for s in self.units.ids], dtype=object))
-        code = np.empty(order.size, dtype=np.int64)
-        code[order] = np.arange(order.size)
-        return code
+        return _cache.get(("code", self.units.fingerprint), lambda: unit_codes(self.units))
 
     def arrays(self):
         query = np.searchsorted(self.query_pks, self.grades.query)
@@ -95,6 +112,68 @@ class Gold:
             "gold": f"{self.gold_set.name} v{self.gold_set.version}" if self.gold_set else "live",
             **self.grades.policy,
         }
+
+
+def unit_codes(units: Units) -> np.ndarray:
+    order = np.argsort(np.array([s.encode() for s in units.ids], dtype=object))
+    code = np.empty(order.size, dtype=np.int64)
+    code[order] = np.arange(order.size)
+    code.flags.writeable = False
+    return code
+
+
+class ArrayCache:
+    """A small per-process LRU cache of derived arrays, bounded by their total bytes.
+
+    Runs never change once imported and units are keyed by their fingerprint, so what is
+    cached here is never stale; it spares each dashboard refresh the decompression,
+    lifting and ranking of every run (the part that does not depend on the labels).
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key, compute):
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
+        value = compute()
+        size = _nbytes(value)
+        with self._lock:
+            if key not in self._items and size <= self.max_bytes:
+                self._items[key] = (value, size)
+                self._bytes += size
+                while self._bytes > self.max_bytes:
+                    _old, (_value, old_size) = self._items.popitem(last=False)
+                    self._bytes -= old_size
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+
+def _nbytes(value) -> int:
+    return value.nbytes if isinstance(value, np.ndarray | RunIndex) else 0
+
+
+_cache = ArrayCache(int(os.environ.get("ASSAY_RUN_CACHE_MB", "512")) * 1024**2)
+
+
+def indexed_run(run: Run, gold: Gold) -> RunIndex:
+    """The run at the gold's level, ranked and indexed by (query pk, unit code); cached."""
+    key = ("run", run.pk, run.n_results, run.created_at, gold.units.fingerprint)
+
+    def compute() -> RunIndex:
+        query_pk, unit, score = run_at_level(run, gold.units)
+        return index_run(query_pk, gold.code[unit], score, n_items=gold.code.size)
+
+    return _cache.get(key, compute)
 
 
 def load_gold(
@@ -162,7 +241,8 @@ class RunScores:
     def intervals(self) -> dict[str, tuple[float, float]]:
         """95 % bootstrap intervals of every measure's mean, from one set of resamples."""
         names = list(self.values)
-        result = bootstrap_cis(np.array([self.values[n] for n in names]), n_resamples=2000)
+        matrix = np.array([self.values[n] for n in names])
+        result = bootstrap_cis(matrix, n_resamples=DASHBOARD_RESAMPLES)
         if result is None:
             return {}
         return {n: (float(lo), float(hi)) for n, lo, hi in zip(names, *result, strict=True)}
@@ -178,28 +258,23 @@ def in_rank_order(query: np.ndarray, code: np.ndarray, score: np.ndarray) -> boo
 
 
 def evaluate_run(run: Run, gold: Gold, measures: list[str]) -> RunScores:
-    query_pk, unit, score = run_at_level(run, gold.units)
-    position_safe, known = lookup(gold.query_pks, query_pk)
-    qrel_query, qrel_item, qrel_grade = gold.arrays()
-    run_query, run_code, run_score = position_safe[known], gold.code[unit[known]], score[known]
-    values = evaluate_arrays(
-        run_query,
-        run_code,
-        run_score,
-        qrel_query,
-        qrel_item,
-        qrel_grade,
-        gold.query_pks.size,
+    index = indexed_run(run, gold)
+    values = evaluate_index(
+        index,
+        gold.grades.query,
+        gold.code[gold.grades.unit],
+        gold.grades.grade,
+        gold.query_pks,
         measures,
         rel_default=gold.threshold,
-        ranked=in_rank_order(run_query, run_code, run_score),
     )
+    _position, known = lookup(gold.query_pks, index.query)
     return RunScores(
         run=run,
         gold=gold,
         values=values,
-        n_results=int(known.sum()),
-        covered_queries=int(np.unique(position_safe[known]).size),
+        n_results=int(index.count[known].sum()),
+        covered_queries=int(known.sum()),
     )
 
 

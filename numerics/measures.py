@@ -253,7 +253,14 @@ def _cumsum_within(values: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 
 def _join(
-    run_query, run_item, run_score, qrel_query, qrel_item, qrel_grade, n_queries, ranked
+    run_query,
+    run_item,
+    run_score,
+    qrel_query,
+    qrel_item,
+    qrel_grade,
+    n_queries,
+    ranked,
 ) -> _Judged:
     run_query = np.asarray(run_query, dtype=np.int64).ravel()
     run_item = np.asarray(run_item, dtype=np.int64).ravel()
@@ -489,6 +496,7 @@ def evaluate_arrays(
     as trec_eval's ``strcmp``). A query without run rows scores 0 on everything except
     NumRel. A (query, item) pair twice in the run raises ``DuplicateResult``.
     ``ranked=True`` promises the rows are already in ``rank_order`` (skips that sort).
+    To evaluate one run against changing judgments, see ``index_run``.
 
     With rank i within the query, rel_i = [grade_i ≥ rel], R = #{judged: grade ≥ rel}:
 
@@ -508,12 +516,125 @@ def evaluate_arrays(
     """
     parsed = [parse_measure(m) for m in measures]
     judged = _join(
-        run_query, run_item, run_score, qrel_query, qrel_item, qrel_grade, n_queries, ranked
+        run_query,
+        run_item,
+        run_score,
+        qrel_query,
+        qrel_item,
+        qrel_grade,
+        n_queries,
+        ranked,
     )
+    return _values(judged, parsed, rel_default)
+
+
+def _values(judged: _Judged, parsed: list[Measure], rel_default: int) -> dict[str, np.ndarray]:
     return {
         m.name: _COMPUTE[m.family](judged, m, rel_default if m.rel is None else m.rel)
         for m in parsed
     }
+
+
+@dataclass(frozen=True)
+class RunIndex:
+    """A run ranked and indexed once, for evaluation against many judgment sets.
+
+    Query keys are any integers (database ids, say); rows are in ``rank_order``. The
+    (query, item) keys are kept sorted, so a join looks up the judgments (few) in the
+    run (long) and the run is never sorted again.
+    """
+
+    query: np.ndarray  # each query key of the run once, ascending
+    start: np.ndarray  # its first row
+    count: np.ndarray  # its number of rows
+    sorted_key: np.ndarray  # query position · n_items + item, ascending
+    row_of_key: np.ndarray  # the row (in rank order) holding each sorted key
+    n_items: int
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.query, self.start, self.count, self.sorted_key, self.row_of_key)
+        return sum(a.nbytes for a in arrays)
+
+
+def index_run(run_query, run_item, run_score, n_items: int | None = None) -> RunIndex:
+    """Rank and index a run (``run_query`` holds query keys, any integers). A (query,
+    item) pair twice raises ``DuplicateResult``; items must lie in 0..n_items-1."""
+    run_query = np.asarray(run_query, dtype=np.int64).ravel()
+    run_item = np.asarray(run_item, dtype=np.int64).ravel()
+    run_score = np.asarray(run_score, dtype=np.float64).ravel()
+    n_items = int(run_item.max(initial=-1)) + 1 if n_items is None else n_items
+    if run_item.size and (run_item.min() < 0 or run_item.max() >= n_items):
+        raise ValueError(f"run item codes must lie in 0..n_items-1 ({n_items})")
+    order = rank_order(run_query, run_item, run_score)
+    run_query, run_item = run_query[order], run_item[order]
+    query, start, count = np.unique(run_query, return_index=True, return_counts=True)
+    key = np.repeat(np.arange(query.size), count) * n_items + run_item
+    row_of_key = np.argsort(key, kind="stable")
+    sorted_key = key[row_of_key]
+    repeat = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if repeat.size:  # report the earliest input row that repeats a pair above it
+        members = np.isin(sorted_key, sorted_key[repeat])
+        keys, input_rows = sorted_key[members], order[row_of_key[members]]
+        by_input = np.lexsort((input_rows, keys))
+        keys, input_rows = keys[by_input], input_rows[by_input]
+        row = int(input_rows[1:][keys[1:] == keys[:-1]].min())
+        ranked_row = int(np.flatnonzero(order == row)[0])
+        raise DuplicateResult(int(run_query[ranked_row]), int(run_item[ranked_row]), row)
+    return RunIndex(query, start, count, sorted_key, row_of_key, n_items)
+
+
+def evaluate_index(
+    index: RunIndex,
+    qrel_query,
+    qrel_item,
+    qrel_grade,
+    query_keys,
+    measures: Iterable[str | Measure],
+    *,
+    rel_default: int = 1,
+) -> dict[str, np.ndarray]:
+    """``evaluate_arrays`` for an indexed run: per-query values over ``query_keys`` (the
+    gold set's query keys, sorted, unique; judgments' queries must be among them). Run
+    queries outside ``query_keys`` are ignored; equal to ``evaluate_arrays`` bit for bit."""
+    parsed = [parse_measure(m) for m in measures]
+    query_keys = np.asarray(query_keys, dtype=np.int64)
+    qrel_query = np.asarray(qrel_query, dtype=np.int64).ravel()
+    qrel_item = np.asarray(qrel_item, dtype=np.int64).ravel()
+    qrel_grade = np.asarray(qrel_grade, dtype=np.int64).ravel()
+    n_queries = query_keys.size
+    qrel_position = np.searchsorted(query_keys, qrel_query)
+    if qrel_query.size and not np.array_equal(
+        query_keys[np.minimum(qrel_position, max(n_queries - 1, 0))], qrel_query
+    ):
+        raise ValueError("every judgment's query must be among query_keys")
+    n_ret = np.zeros(n_queries, dtype=np.int64)
+    if index.query.size and n_queries:
+        where = np.minimum(np.searchsorted(query_keys, index.query), n_queries - 1)
+        known = query_keys[where] == index.query
+        n_ret[where[known]] = index.count[known]
+    rows = np.zeros(0, dtype=np.int64)
+    in_run_query = np.zeros(0, dtype=np.int64)
+    matched = np.zeros(0, dtype=bool)
+    if index.query.size and qrel_query.size:
+        run_query = np.minimum(np.searchsorted(index.query, qrel_query), index.query.size - 1)
+        usable = (index.query[run_query] == qrel_query) & (qrel_item < index.n_items)
+        key = run_query * index.n_items + qrel_item
+        at = np.minimum(np.searchsorted(index.sorted_key, key), index.sorted_key.size - 1)
+        matched = usable & (index.sorted_key[at] == key)
+        rows = index.row_of_key[at[matched]]
+        in_run_query = run_query[matched]
+    by_rank = np.argsort(rows, kind="stable")
+    judged = _Judged(
+        n_queries=n_queries,
+        query=qrel_position[matched][by_rank],
+        rank=(rows - index.start[in_run_query] + 1)[by_rank],
+        grade=qrel_grade[matched][by_rank],
+        n_ret=n_ret,
+        qrel_query=qrel_position,
+        qrel_grade=qrel_grade,
+    )
+    return _values(judged, parsed, rel_default)
 
 
 def evaluate(
@@ -559,7 +680,5 @@ def evaluate(
     kept = np.flatnonzero(mask)
     return {
         "mean": {m: float(values[m][mask].mean()) if kept.size else 0.0 for m in names},
-        "per_query": {
-            qid_list[i]: {m: float(values[m][i]) for m in names} for i in kept.tolist()
-        },
+        "per_query": {qid_list[i]: {m: float(values[m][i]) for m in names} for i in kept.tolist()},
     }

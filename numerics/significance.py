@@ -26,7 +26,7 @@ def _blocks(n_resamples: int, n: int):
 WEIGHT_CELLS = 5_000_000  # above this (40 MB), resample in blocks instead of caching weights
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)
 def _resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """How often each of n values is drawn in each resample (rows sum to n), cached:
     the same matrix serves every measure and every run over the same n queries."""

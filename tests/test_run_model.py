@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 from django.db import IntegrityError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from metrics.models import Run, RunLevel
 
@@ -49,3 +51,18 @@ def test_results_are_stored_in_rank_order_with_trec_eval_tie_break(personas, cor
     assert [ids[i] for i in item] == ["d1#9", "d1#2", "d1#10"]  # id descending
     assert in_rank_order(np.zeros(3), np.array([2, 1, 0]), np.ones(3))
     assert not in_rank_order(np.zeros(3), np.array([0, 1, 2]), np.ones(3))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sets(st.integers(-5, 3000), max_size=60),
+    st.lists(st.integers(-10, 3100), max_size=80),
+)
+def test_lookup_finds_ids_by_table_or_binary_search_alike(keys, values):
+    from metrics.evaluation import lookup
+
+    sorted_keys = np.array(sorted(keys), dtype=np.int64)
+    position, known = lookup(sorted_keys, np.array(values, dtype=np.int64))
+    expected = [v in keys for v in values]
+    assert known.tolist() == expected
+    assert all(sorted_keys[p] == v for p, v, k in zip(position, values, known, strict=True) if k)

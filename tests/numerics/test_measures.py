@@ -15,6 +15,8 @@ from numerics.measures import (
     DuplicateResult,
     evaluate,
     evaluate_arrays,
+    evaluate_index,
+    index_run,
     parse_measure,
 )
 from numerics.runfiles import encode, read_qrels, read_run
@@ -329,3 +331,54 @@ def test_fast_id_factorization_equals_numpy_unique(ids):
     distinct, codes = _factorize(array)
     expected, inverse = np.unique(array, return_inverse=True)
     assert distinct.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(collections(), st.sampled_from([1, 2]), st.booleans())
+def test_an_indexed_run_gives_exactly_the_general_result(collection, rel, shuffle):
+    """The dashboards' path (run ranked and indexed once, keyed by database ids, queries
+    outside the gold set ignored) gives evaluate_arrays' numbers bit for bit."""
+    qrels, run = collection
+    qids = sorted(qrels)
+    ids = sorted({d for r in (*qrels.values(), *run.values()) for d in r}, key=str.encode)
+    code = {d: i for i, d in enumerate(ids)}
+    rows = [(qids.index(q), code[d], s) for q, r in run.items() for d, s in r.items()]
+    run_query, run_item, run_score = (np.array(c) for c in zip(*rows, strict=True))
+    judged = [(qids.index(q), code[d], g) for q, r in qrels.items() for d, g in r.items()]
+    qrel_query, qrel_item, qrel_grade = (np.array(c) for c in zip(*judged, strict=True))
+    names = [*PYTREC, "Judged@5", "NumRet", "NumRelRet", "F1@3", "RR@2"]
+    general = evaluate_arrays(
+        run_query,
+        run_item,
+        run_score,
+        qrel_query,
+        qrel_item,
+        qrel_grade,
+        len(qids),
+        names,
+        rel_default=rel,
+    )
+    # Query keys as sparse ids; an extra run query (key 1) that the gold set lacks.
+    key = 10 * np.arange(len(qids)) + 7
+    extra = np.ones(3, dtype=np.int64)
+    index_query = np.r_[key[run_query], extra]
+    index_item, index_score = np.r_[run_item, 0, 1, 2], np.r_[run_score, 1.0, 2.0, 3.0]
+    if shuffle:
+        order = np.random.default_rng(0).permutation(index_query.size)
+        index_query, index_item, index_score = (
+            index_query[order],
+            index_item[order],
+            index_score[order],
+        )
+    index = index_run(index_query, index_item, index_score, n_items=len(ids) + 3)
+    indexed = evaluate_index(
+        index, key[qrel_query], qrel_item, qrel_grade, key, names, rel_default=rel
+    )
+    for name in names:
+        np.testing.assert_array_equal(indexed[name], general[name], err_msg=name)
+
+
+def test_indexing_a_run_refuses_a_duplicate_naming_its_row():
+    with pytest.raises(DuplicateResult) as error:
+        index_run([5, 5, 6, 5, 6], [1, 2, 1, 1, 1], [0.5, 0.4, 0.3, 0.2, 0.1])
+    assert (error.value.query, error.value.item, error.value.position) == (5, 1, 3)

@@ -40,7 +40,8 @@ def test_disagreement_adjudicated_frozen_and_exported(browser, page, live_server
     page.click(".freeze-form button[type=submit]")
     page.wait_for_selector("text=release")
     # Exports are for owners: alice downloads what adam froze.
-    owner = browser.new_context(locale="en-US").new_page()
+    owner_context = browser.new_context(locale="en-US")
+    owner = owner_context.new_page()
     log_in(owner, live_server, "alice", PASSWORD)
     owner.goto(live_server.url + reverse("gold:list", args=["acme"]))
     owner.click("text=release")
@@ -55,6 +56,7 @@ def test_disagreement_adjudicated_frozen_and_exported(browser, page, live_server
     assert line["qid"] == "q1"
     assert line["rel_map"] == {"d1#0": 2}  # the adjudicated grade, not majority 3/0
     assert line["policy"]["adjudicated_first"] is True
+    owner_context.close()  # before the live server stops: no request left in flight
 
 
 def test_grading_in_a_drilldown_updates_the_dashboard_live(

@@ -66,6 +66,12 @@ def _factorize(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if ids.size == 0:
         return ids, np.zeros(0, dtype=np.int64)
     width = ids.dtype.itemsize
+    used = np.flatnonzero(
+        np.ascontiguousarray(ids).view(np.uint8).reshape(ids.size, width).any(axis=0)
+    )
+    if used.size and used[-1] + 1 < width:  # drop padding no id uses (sorts fewer words)
+        width = int(used[-1]) + 1
+        ids = ids.astype(f"S{width}")
     if width > 32:
         distinct, codes = np.unique(ids, return_inverse=True)
         return distinct, codes.astype(np.int64)
@@ -73,7 +79,13 @@ def _factorize(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     padded = np.zeros(ids.size, dtype=f"S{words * 8}")
     padded[:] = ids
     columns = padded.view(">u8").reshape(ids.size, words).astype(np.uint64)
-    order = np.lexsort(columns.T[::-1])
+    # Query ids come in long runs of the same value: factorise one row per run.
+    change = np.r_[True, np.any(columns[1:] != columns[:-1], axis=1)]
+    if 4 * np.count_nonzero(change) < ids.size:
+        heads = np.flatnonzero(change)
+        distinct, head_codes = _factorize(ids[heads])
+        return distinct, np.repeat(head_codes, np.diff(np.r_[heads, ids.size]))
+    order = np.argsort(columns[:, 0]) if words == 1 else np.lexsort(columns.T[::-1])
     ordered = columns[order]
     new = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
     codes = np.empty(ids.size, dtype=np.int64)
@@ -118,6 +130,52 @@ def _tokens_per_line(data: bytes) -> np.ndarray:
     if line_ends.size == 0 or line_ends[-1] != raw.size - 1:
         line_ends = np.r_[line_ends, raw.size]
     return np.diff(np.r_[0, np.searchsorted(token_starts, line_ends)]).astype(np.int64)
+
+
+def _parsed_columns(
+    path: Path, data: bytes, kinds: list[str]
+) -> tuple[list[np.ndarray | None], np.ndarray] | None:
+    """Columns of a regular file through numpy's C reader (``np.loadtxt``), or None.
+
+    ``kinds`` gives each column's type: "id" (bytes, kept whole), "float", or "skip"
+    (read but unused; None in the result). Text is read as Latin-1, which maps every
+    byte to one character and back, so UTF-8 ids come out as their exact bytes.
+    Fixed-width id columns that might have been cut are read again wider. Anything
+    irregular — a bad line, a blank line (line numbers would shift), a byte-order mark —
+    returns None and the caller takes the checked path, which names every bad line.
+    """
+    if not data or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    width = 32
+    while width <= 512:
+        dtype = [
+            (f"c{i}", {"id": f"S{width}", "float": "f8", "skip": "S1"}[kind])
+            for i, kind in enumerate(kinds)
+        ]
+        try:
+            table = np.loadtxt(path, dtype=dtype, comments=None, encoding="latin-1", ndmin=1)
+        except ValueError:
+            return None
+        if table.size != n_lines:
+            return None
+        columns = [
+            None if kind == "skip" else np.ascontiguousarray(table[f"c{i}"])
+            for i, kind in enumerate(kinds)
+        ]
+        del table
+        if not any(_may_be_cut(c, width) for c, k in zip(columns, kinds, strict=True) if k == "id"):
+            return columns, np.arange(1, n_lines + 1)
+        width *= 4
+    return None
+
+
+def _may_be_cut(column: np.ndarray, width: int) -> bool:
+    """Whether a fixed-width bytes column has a value filling its whole width."""
+    if column.size == 0:
+        return False
+    last_bytes = column.view(np.uint8).reshape(column.size, width)[:, -1]
+    return bool(last_bytes.any())
 
 
 def _columns(path: Path, data: bytes, width: int, what: str) -> tuple[list[np.ndarray], np.ndarray]:
@@ -195,9 +253,13 @@ def read_run(path: Path | str, fmt: str | None = None) -> Ranked:
     path = Path(path)
     data = _read_bytes(path)
     if file_format(path, fmt) == "trec":
-        (qid, _q0, item, _rank, score, _tag), line = _columns(
-            path, data, 6, "qid Q0 docid rank score tag"
-        )
+        parsed = _parsed_columns(path, data, ["id", "skip", "id", "skip", "float", "skip"])
+        if parsed is not None:
+            (qid, _q0, item, _rank, score, _tag), line = parsed
+        else:
+            (qid, _q0, item, _rank, score, _tag), line = _columns(
+                path, data, 6, "qid Q0 docid rank score tag"
+            )
         score = _numbers(path, score, line, "score")
     else:
         qids, items, scores, lines = [], [], [], []
@@ -240,7 +302,13 @@ def read_qrels(path: Path | str, fmt: str | None = None) -> Judged:
     path = Path(path)
     data = _read_bytes(path)
     if file_format(path, fmt) == "trec":
-        (qid, _iteration, item, grade), line = _columns(path, data, 4, "qid iteration docid grade")
+        parsed = _parsed_columns(path, data, ["id", "skip", "id", "id"])
+        if parsed is not None:
+            (qid, _iteration, item, grade), line = parsed
+        else:
+            (qid, _iteration, item, grade), line = _columns(
+                path, data, 4, "qid iteration docid grade"
+            )
         grade = _numbers(path, grade, line, "grade")
     else:
         qids, items, grades, lines = [], [], [], []

@@ -183,10 +183,17 @@ def betainc(a: float, b: float, x: float) -> float:
 
 
 def t_sf_two_sided(t: float, df: float) -> float:
-    """P(|T| ≥ |t|) for Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2)."""
+    """P(|T| ≥ |t|) for Student's t with df degrees of freedom: I_{df/(df+t²)}(df/2, 1/2).
+
+    For small |t| that x is within rounding of 1 and 1 − x would lose its digits, so the
+    complement 1 − I_{t²/(df+t²)}(1/2, df/2) is used, with t²/(df+t²) computed directly."""
     if math.isinf(t):
         return 0.0
-    return betainc(df / 2.0, 0.5, df / (df + t * t))
+    a, b = df / 2.0, 0.5
+    x = df / (df + t * t)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return betainc(a, b, x)
+    return 1.0 - betainc(b, a, t * t / (df + t * t))
 
 
 def paired_t_test(a, b) -> tuple[float, float] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from unittest import mock
 
 import numpy as np
@@ -20,6 +21,7 @@ from numerics.significance import (
     holm,
     paired_randomization_test,
     paired_t_test,
+    t_sf_two_sided,
     wins_ties_losses,
 )
 
@@ -43,7 +45,18 @@ def test_paired_t_matches_scipy(a, data):
     t, p = paired_t_test(a, b)
     reference = stats.ttest_rel(a, b)
     assert t == pytest.approx(reference.statistic, rel=1e-9)
-    assert p == pytest.approx(reference.pvalue, abs=1e-10)
+    # For |t| below ~1e-6 scipy's p rounds toward 1 (e.g. exactly 1.0 at t = 3e-10, df = 1,
+    # where 1 − 2·atan(t)/π = 1 − 1.8e-10); those are checked against closed forms below.
+    if abs(t) > 1e-6:
+        assert p == pytest.approx(reference.pvalue, abs=1e-10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(1e-12, 50))
+def test_t_p_values_match_closed_forms_down_to_tiny_t(t):
+    """df = 1 (Cauchy): p = 1 − 2·atan|t|/π; df = 2: p = 1 − |t|/√(2 + t²)."""
+    assert t_sf_two_sided(t, 1) == pytest.approx(1 - 2 * math.atan(t) / math.pi, abs=1e-14)
+    assert t_sf_two_sided(t, 2) == pytest.approx(1 - t / math.sqrt(2 + t * t), abs=1e-14)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 30, 1000])

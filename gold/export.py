@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from annotator.downloads import safe_filename
 from annotator.models import Document, Query
 from numerics.mapping import MappingPolicy
 
@@ -86,8 +87,4 @@ def render_export(export: GoldExport, fmt: str) -> bytes:
 
 
 def export_filename(export: GoldExport, fmt: str) -> str:
-    safe = "".join(
-        c if c.isalnum() or c in "-_." else "-"
-        for c in f"{export.name}-v{export.version}-{export.level}"
-    )
-    return f"{safe}.{FORMATS[fmt][1]}"
+    return safe_filename(f"{export.name}-v{export.version}-{export.level}.{FORMATS[fmt][1]}")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator.access import get_project_for_user
+from annotator.downloads import attachment
 from annotator.labels import Evidence
 from annotator.models import Document, Granularity, Query, Role
 
@@ -179,12 +180,11 @@ def gold_set_export(request, slug: str, pk: int):
         return HttpResponseBadRequest(_("Bad export parameters."))
     data = form.cleaned_data
     export = build_export(gold_set, data["level"], data["mapping"])
-    content_type = FORMATS[data["format"]][0]
-    response = HttpResponse(render_export(export, data["format"]), content_type=content_type)
-    response["Content-Disposition"] = (
-        f'attachment; filename="{export_filename(export, data["format"])}"'
+    return attachment(
+        render_export(export, data["format"]),
+        FORMATS[data["format"]][0],
+        export_filename(export, data["format"]),
     )
-    return response
 
 
 @login_required

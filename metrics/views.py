@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_label, get_project_for_user
+from annotator.downloads import attachment
 from annotator.labels import Evidence, set_judgment
 from annotator.models import Chunk, Document, Query
 from annotator.xlsx import append
@@ -176,10 +177,7 @@ def dashboard_chart(request, slug: str):
 
 
 def _svg_download(svg: str, filename: str) -> HttpResponse:
-    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
-    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in filename)
-    response["Content-Disposition"] = f'attachment; filename="{safe}"'
-    return response
+    return attachment(svg, "image/svg+xml; charset=utf-8", filename)
 
 
 def _per_query(run: Run, setting: Setting):
@@ -507,7 +505,6 @@ def export_metrics(request, slug: str):
                 ]
             )
         filename = f"{project.slug}-runs"
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in filename)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out)
@@ -517,7 +514,7 @@ def export_metrics(request, slug: str):
             writer.writerow(
                 [f"'{c}" if isinstance(c, str) and c[:1] in "=+-@" else c for c in line]
             )
-        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+        content, content_type = out.getvalue(), "text/csv; charset=utf-8"
     else:
         from openpyxl import Workbook
 
@@ -528,12 +525,9 @@ def export_metrics(request, slug: str):
             append(sheet, line)
         out = io.BytesIO()
         book.save(out)
-        response = HttpResponse(
-            out.getvalue(),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        )
-    response["Content-Disposition"] = f'attachment; filename="{safe}.{fmt}"'
-    return response
+        content = out.getvalue()
+        content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    return attachment(content, content_type, f"{filename}.{fmt}")
 
 
 @login_required
@@ -544,12 +538,11 @@ def run_file(request, slug: str, pk: int):
     setting = _setting(request, project)
     if setting is None or not can_evaluate(run, setting.level):
         return _bad(_("Bad parameters."))
-    response = HttpResponse(
-        "\n".join(run_lines(run, setting.gold)) + "\n", content_type="text/plain; charset=utf-8"
+    return attachment(
+        "\n".join(run_lines(run, setting.gold)) + "\n",
+        "text/plain; charset=utf-8",
+        f"{run.name}-{setting.level}.run",
     )
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in run.name)
-    response["Content-Disposition"] = f'attachment; filename="{safe}-{setting.level}.run"'
-    return response
 
 
 @login_required
@@ -560,11 +553,11 @@ def qrels_file(request, slug: str):
     setting = _setting(request, project)
     if setting is None:
         return _bad(_("Bad parameters."))
-    response = HttpResponse(
-        "\n".join(qrels_lines(setting.gold)) + "\n", content_type="text/plain; charset=utf-8"
+    return attachment(
+        "\n".join(qrels_lines(setting.gold)) + "\n",
+        "text/plain; charset=utf-8",
+        f"{project.slug}-{setting.level}.qrels",
     )
-    response["Content-Disposition"] = f'attachment; filename="{project.slug}-{setting.level}.qrels"'
-    return response
 
 
 @login_required

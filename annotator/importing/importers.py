@@ -68,6 +68,25 @@ def _check_id(value: str | None, what: str, line: int, errors: LineErrors) -> bo
     return True
 
 
+def _claim_id(
+    value: str,
+    noun: str,
+    line: int,
+    seen: dict[str, int],
+    errors: LineErrors,
+    existing: set[str] = frozenset(),
+) -> bool:
+    """Whether ``value`` is new to the project and the file; records it as seen."""
+    if value in existing:
+        errors.add(line, f"{noun} {value!r} already exists in this project")
+        return False
+    if value in seen:
+        errors.add(line, f"{noun} {value!r} repeats line {seen[value]}")
+        return False
+    seen[value] = line
+    return True
+
+
 def _json_value(value, line: int, name: str, errors: LineErrors):
     """CSV/XLSX cells hold lists and objects as JSON text."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
@@ -119,13 +138,8 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
             doc_id = _id(row, ("doc_id", "id"))
             if not _check_id(doc_id, "doc_id", line, errors):
                 continue
-            if doc_id in existing:
-                errors.add(line, f"document {doc_id!r} already exists in this project")
+            if not _claim_id(doc_id, "document", line, seen, errors, existing):
                 continue
-            if doc_id in seen:
-                errors.add(line, f"document {doc_id!r} repeats line {seen[doc_id]}")
-                continue
-            seen[doc_id] = line
             pages = _json_value(row.get("pages"), line, "pages", errors)
             page_starts: list[int] = []
             if pages is not None:
@@ -196,13 +210,8 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
             qid = _id(row, ("qid", "id"))
             if not _check_id(qid, "qid", line, errors):
                 continue
-            if qid in existing:
-                errors.add(line, f"query {qid!r} already exists in this project")
+            if not _claim_id(qid, "query", line, seen, errors, existing):
                 continue
-            if qid in seen:
-                errors.add(line, f"query {qid!r} repeats line {seen[qid]}")
-                continue
-            seen[qid] = line
             text = _text(row.get("text", row.get("query"))).strip()
             if not text:
                 errors.add(line, "missing query text")
@@ -305,10 +314,8 @@ def import_chunks(
                 doc_id, "doc_id", line, errors
             ):
                 continue
-            if chunk_id in seen:
-                errors.add(line, f"chunk {chunk_id!r} repeats line {seen[chunk_id]}")
+            if not _claim_id(chunk_id, "chunk", line, seen, errors):
                 continue
-            seen[chunk_id] = line
             document = documents.get(doc_id)
             if document is None:
                 errors.add(line, f"unknown document {doc_id!r}")

@@ -7,14 +7,6 @@ from django.http import Http404
 
 from .models import Membership, Project, Role
 
-ROLE_RANK = {Role.VIEWER: 0, Role.ANNOTATOR: 1, Role.ADJUDICATOR: 2, Role.OWNER: 3}
-
-
-def get_membership(user, project: Project) -> Membership | None:
-    if not user.is_authenticated:
-        return None
-    return Membership.objects.filter(project=project, user=user, is_pseudo=False).first()
-
 
 def get_project_for_user(request, slug: str, *roles: str) -> tuple[Project, Membership]:
     """The project with this slug if the user is a member with one of ``roles`` (any if none).

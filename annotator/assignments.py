@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
-from .models import Assignment, AssignmentStatus, Membership, Project, Query, Role
+from .models import Assignment, AssignmentStatus, Project, Query, Role
 
 # A gap longer than this between two actions is a pause, not work.
 MAX_STEP_SECONDS = 600.0
@@ -238,7 +238,3 @@ def set_status(assignment: Assignment, status: str, *, reason: str = "") -> None
     assignment.skip_reason = reason if status == AssignmentStatus.SKIPPED else ""
     assignment.finished_at = timezone.now() if status == AssignmentStatus.DONE else None
     assignment.save(update_fields=["status", "skip_reason", "finished_at"])
-
-
-def is_labeller(membership: Membership) -> bool:
-    return membership.role in (Role.OWNER, Role.ADJUDICATOR, Role.ANNOTATOR)

@@ -7,9 +7,9 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import AssignmentStatus, Granularity
+from .models import GRADES, AssignmentStatus, Granularity
 
-GRADE_CHOICES = [(g, str(g)) for g in (0, 1, 2, 3)]
+GRADE_CHOICES = [(g, str(g)) for g in GRADES]
 
 
 class AssignForm(forms.Form):

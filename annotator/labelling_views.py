@@ -48,7 +48,7 @@ from .labelling_forms import (
     SearchForm,
     StatusForm,
 )
-from .labels import Evidence, delete_judgment, set_judgment_logged
+from .labels import Evidence, change_label, undo_change
 from .models import (
     DEFAULT_GRADE_LABELS,
     Assignment,
@@ -58,8 +58,6 @@ from .models import (
     Document,
     Granularity,
     Judgment,
-    JudgmentHistory,
-    JudgmentTiming,
     Membership,
     Project,
     Query,
@@ -576,56 +574,6 @@ def _evidence(project: Project, query: Query, user, data: dict) -> Evidence:
     return evidence
 
 
-def _record(query: Query, user, history: JudgmentHistory | None, judgment, seconds: float):
-    assignment = work.assignment_for(query, user)
-    if history is not None:
-        JudgmentTiming.objects.create(
-            history=history,
-            judgment=judgment if judgment is not None and judgment.pk else None,
-            query=query,
-            annotator=user,
-            seconds=seconds,
-        )
-    work.add_time(assignment, seconds)
-
-
-def _undo(query: Query, user, history_pk: int) -> tuple[Evidence | None, JudgmentHistory | None]:
-    """Put back the state before one of the user's own changes (itself a logged change)."""
-    history = (
-        JudgmentHistory.objects.select_related("document", "judgment__chunk")
-        .filter(pk=history_pk, query=query, annotator=user, changed_by=user)
-        .first()
-    )
-    if history is None:
-        raise Http404("No such change")
-    chunk = None
-    if history.granularity == Granularity.CHUNK:
-        chunk = history.judgment.chunk if history.judgment_id else None
-        if chunk is None:
-            chunk = Chunk.objects.filter(
-                document=history.document,
-                start=history.start,
-                end=history.end,
-                chunk_id=history.chunk_id,
-            ).first()
-        if chunk is None:
-            return None, None  # the chunk itself is gone
-    evidence = Evidence(history.granularity, history.document, history.start, history.end, chunk)
-    current = Judgment.objects.filter(query=query, annotator=user, **evidence.lookup()).first()
-    if history.old_grade is None:
-        if current is None:
-            return evidence, None
-        return evidence, delete_judgment(current, changed_by=user)
-    _, written = set_judgment_logged(
-        query=query,
-        annotator=user,
-        evidence=evidence,
-        grade=history.old_grade,
-        note=history.old_note,
-    )
-    return evidence, written
-
-
 def _status_html(request: HttpRequest, message: str, *, error: bool = False) -> str:
     return render_to_string(
         "annotator/partials/label_save_status.html",
@@ -689,35 +637,48 @@ def label_query_judge(
     user = request.user
     seconds = work.clamp_seconds(data.get("elapsed"))
     try:
-        with transaction.atomic():
-            if data["action"] == "undo":
-                evidence, history = _undo(query, user, data["history"])
-                judgment = None
-                message = _("Undone.") if evidence is not None else _("Nothing to undo.")
-            elif data["action"] == "delete":
-                judgment = _own_judgment(query, user, data["judgment"])
-                evidence = Evidence(
+        if data["action"] == "undo":
+            change = undo_change(
+                query=query, user=user, history_pk=data["history"], seconds=seconds
+            )
+            if change is None:
+                raise Http404("No such change")
+            history = change.history
+            evidence = change.evidence if change.history is not None else None
+            message = _("Undone.") if evidence is not None else _("Nothing to undo.")
+        elif data["action"] == "delete":
+            judgment = _own_judgment(query, user, data["judgment"])
+            change = change_label(
+                query=query,
+                annotator=user,
+                evidence=Evidence(
                     judgment.granularity,
                     judgment.document,
                     judgment.start,
                     judgment.end,
                     judgment.chunk,
-                )
-                history = delete_judgment(judgment, changed_by=user)
-                judgment = None
-                message = _("Label removed.")
-                _record(query, user, history, None, seconds)
-            else:
-                evidence = _evidence(project, query, user, data)
-                note = data["note"] if "note" in request.POST else None
-                judgment, history = set_judgment_logged(
-                    query=query, annotator=user, evidence=evidence, grade=data["grade"], note=note
-                )
-                message = _("Saved: %(grade)d · %(label)s") % {
-                    "grade": judgment.grade,
-                    "label": _grade_label(project, judgment.grade),
-                }
-                _record(query, user, history, judgment, seconds)
+                ),
+                grade=None,
+                seconds=seconds,
+            )
+            evidence, history = change.evidence, change.history
+            message = _("Label removed.")
+        else:
+            evidence = _evidence(project, query, user, data)
+            note = data["note"] if "note" in request.POST else None
+            change = change_label(
+                query=query,
+                annotator=user,
+                evidence=evidence,
+                grade=data["grade"],
+                note=note,
+                seconds=seconds,
+            )
+            history = change.history
+            message = _("Saved: %(grade)d · %(label)s") % {
+                "grade": change.judgment.grade,
+                "label": _grade_label(project, change.judgment.grade),
+            }
     except EvidenceError as error:
         return _text_error(str(error), error.status)
     # Committed: from here on the screen may say "saved".

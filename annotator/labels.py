@@ -1,4 +1,4 @@
-"""Writing labels: every create/change/delete goes through here so history is complete."""
+"""Writing labels: every create, change, undo and removal goes through ``change_label``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
+from numerics.grades import check_grade
+
+from .assignments import add_time, assignment_for
 from .models import (
     Chunk,
     Document,
@@ -14,6 +17,7 @@ from .models import (
     Judgment,
     JudgmentEvent,
     JudgmentHistory,
+    JudgmentTiming,
     Query,
 )
 
@@ -39,7 +43,7 @@ class Evidence:
     @classmethod
     def for_page(cls, document: Document, number: int) -> Evidence:
         """Page ``number`` (1-based) of a document that has page boundaries."""
-        spans = document.page_spans() if document.page_starts else []
+        spans = document.page_spans() if document.page_starts else []  # page-less: no page
         if not 1 <= number <= len(spans):
             raise ValueError(f"document {document.doc_id} has no page {number}")
         start, end = spans[number - 1]
@@ -64,8 +68,9 @@ class Evidence:
 
 
 def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) -> JudgmentHistory:
-    return JudgmentHistory(
-        judgment=judgment if event != JudgmentEvent.DELETE else None,
+    removed = event == JudgmentEvent.DELETE
+    return JudgmentHistory.objects.create(
+        judgment=None if removed else judgment,
         query_id=judgment.query_id,
         annotator_id=judgment.annotator_id,
         changed_by=changed_by,
@@ -76,99 +81,132 @@ def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) ->
         end=judgment.end,
         chunk_id=judgment.chunk.chunk_id if judgment.chunk_id else "",
         old_grade=old_grade,
-        new_grade=judgment.grade if event != JudgmentEvent.DELETE else None,
+        new_grade=None if removed else judgment.grade,
         old_note=old_note or "",
-        new_note=judgment.note if event != JudgmentEvent.DELETE else "",
+        new_note="" if removed else judgment.note,
     )
 
 
-def set_judgment(
+@dataclass(frozen=True)
+class LabelChange:
+    """What one call of ``change_label`` did."""
+
+    evidence: Evidence
+    judgment: Judgment | None  # the label after the change; None once removed
+    history: JudgmentHistory | None  # the logged change; None when nothing changed
+
+
+def _current(query: Query, annotator, evidence: Evidence) -> Judgment | None:
+    return (
+        Judgment.objects.select_for_update()
+        .of(query, annotator)
+        .filter(**evidence.lookup())
+        .first()
+    )
+
+
+def _write(query, annotator, evidence, grade, note, changed_by):
+    """The judgment row and its history row; (judgment or None, history or None)."""
+    judgment = _current(query, annotator, evidence)
+    if grade is None:
+        if judgment is None:
+            return None, None
+        old_grade, old_note = judgment.grade, judgment.note
+        history = _history(judgment, JudgmentEvent.DELETE, changed_by, old_grade, old_note)
+        judgment.delete()
+        return None, history
+    if judgment is None:
+        try:
+            with transaction.atomic():
+                judgment = Judgment.objects.create(
+                    query=query,
+                    annotator=annotator,
+                    granularity=evidence.granularity,
+                    document=evidence.document,
+                    start=evidence.start,
+                    end=evidence.end,
+                    chunk=evidence.chunk,
+                    grade=grade,
+                    note=note or "",
+                )
+        except IntegrityError:
+            # A concurrent request created it first: fall through to an update.
+            judgment = _current(query, annotator, evidence)
+        else:
+            return judgment, _history(judgment, JudgmentEvent.CREATE, changed_by, None, "")
+    new_note = judgment.note if note is None else note
+    if judgment.grade == grade and judgment.note == new_note:
+        return judgment, None
+    old_grade, old_note = judgment.grade, judgment.note
+    judgment.grade, judgment.note = grade, new_note
+    judgment.save(update_fields=["grade", "note", "updated_at"])
+    return judgment, _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note)
+
+
+def change_label(
     *,
     query: Query,
     annotator,
     evidence: Evidence,
-    grade: int,
+    grade: int | None,
     note: str | None = None,
     changed_by=None,
-) -> tuple[Judgment, bool]:
-    """Create or update one label and log it; idempotent for a repeated identical grade.
+    seconds: float = 0.0,
+) -> LabelChange:
+    """Create, change or (``grade=None``) remove one label: the one way a label changes.
 
-    Returns (judgment, changed). Runs in its own transaction so the label is committed
-    before the caller reports it as saved.
+    In one transaction: the judgment, its history row, the seconds spent before the
+    change (kept beside the history row) and the annotator's time on the query's
+    assignment. A repeated identical grade and note changes nothing and logs nothing.
+    ``note=None`` keeps the current note. Committed when this returns, so the caller may
+    report the label as saved.
     """
-    judgment, history = set_judgment_logged(
-        query=query,
-        annotator=annotator,
-        evidence=evidence,
-        grade=grade,
-        note=note,
-        changed_by=changed_by,
-    )
-    return judgment, history is not None
-
-
-def set_judgment_logged(
-    *,
-    query: Query,
-    annotator,
-    evidence: Evidence,
-    grade: int,
-    note: str | None = None,
-    changed_by=None,
-) -> tuple[Judgment, JudgmentHistory | None]:
-    """``set_judgment`` returning the history row it wrote (None when nothing changed)."""
-    if grade not in (0, 1, 2, 3):
-        raise ValueError(f"grade must be 0, 1, 2 or 3, not {grade!r}")
+    if grade is not None:
+        check_grade(grade)
     changed_by = changed_by or annotator
     with transaction.atomic():
-        judgment = (
-            Judgment.objects.select_for_update()
-            .filter(query=query, annotator=annotator, **evidence.lookup())
-            .first()
-        )
-        if judgment is None:
-            try:
-                with transaction.atomic():
-                    judgment = Judgment.objects.create(
-                        query=query,
-                        annotator=annotator,
-                        granularity=evidence.granularity,
-                        document=evidence.document,
-                        start=evidence.start,
-                        end=evidence.end,
-                        chunk=evidence.chunk,
-                        grade=grade,
-                        note=note or "",
-                    )
-            except IntegrityError:
-                # A concurrent request created it first: fall through to an update.
-                judgment = Judgment.objects.select_for_update().get(
-                    query=query, annotator=annotator, **evidence.lookup()
-                )
-            else:
-                history = _history(judgment, JudgmentEvent.CREATE, changed_by, None, "")
-                history.save()
-                return judgment, history
-        new_note = judgment.note if note is None else note
-        if judgment.grade == grade and judgment.note == new_note:
-            return judgment, None
-        old_grade, old_note = judgment.grade, judgment.note
-        judgment.grade, judgment.note = grade, new_note
-        judgment.save(update_fields=["grade", "note", "updated_at"])
-        history = _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note)
-        history.save()
-        return judgment, history
+        judgment, history = _write(query, annotator, evidence, grade, note, changed_by)
+        if history is not None and seconds:
+            JudgmentTiming.objects.create(history=history, seconds=seconds)
+        if seconds:
+            add_time(assignment_for(query, annotator), seconds)
+    return LabelChange(evidence, judgment, history)
 
 
-def delete_judgment(judgment: Judgment, *, changed_by) -> JudgmentHistory:
-    """Remove a label, keeping its last state in history; returns that history row."""
-    with transaction.atomic():
-        history = _history(
-            judgment, JudgmentEvent.DELETE, changed_by, judgment.grade, judgment.note
-        )
-        history.save()
-        judgment.delete()
-    return history
+def undo_change(*, query: Query, user, history_pk: int, seconds: float = 0.0) -> LabelChange | None:
+    """Put back the state before one of the user's own changes (itself a logged change).
+
+    Returns None when that change cannot be found among the user's own, and a change with
+    no judgment and no history when its chunk no longer exists.
+    """
+    history = (
+        JudgmentHistory.objects.select_related("document", "judgment__chunk")
+        .filter(pk=history_pk, query=query, annotator=user, changed_by=user)
+        .first()
+    )
+    if history is None:
+        return None
+    chunk = None
+    if history.granularity == Granularity.CHUNK:
+        chunk = history.judgment.chunk if history.judgment_id else None
+        if chunk is None:
+            chunk = Chunk.objects.filter(
+                document=history.document,
+                start=history.start,
+                end=history.end,
+                chunk_id=history.chunk_id,
+            ).first()
+        if chunk is None:  # the chunk itself is gone
+            return LabelChange(Evidence.for_document(history.document), None, None)
+    evidence = Evidence(history.granularity, history.document, history.start, history.end, chunk)
+    return change_label(
+        query=query,
+        annotator=user,
+        evidence=evidence,
+        grade=history.old_grade,
+        note=history.old_note if history.old_grade is not None else None,
+        seconds=seconds,
+    )
 
 
 def bulk_create_judgments(judgments: Iterable[Judgment], *, changed_by, batch_size=2000) -> int:

@@ -7,14 +7,14 @@ documents. Constraints live in the database, not only in forms.
 
 from __future__ import annotations
 
-import bisect
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-GRADES = (0, 1, 2, 3)
+from numerics.grades import GRADES
+from numerics.spans import Span, page_of, page_spans
+
 DEFAULT_GRADE_LABELS = {
     0: "Not relevant",
     1: "Related, does not answer",
@@ -124,16 +124,11 @@ class Document(models.Model):
 
     def page_spans(self) -> list[tuple[int, int]]:
         """Half-open (start, end) offsets of every page; one span for a page-less doc."""
-        starts = list(self.page_starts) or [0]
-        ends = [*starts[1:], len(self.text)]
-        return list(zip(starts, ends, strict=True))
+        return page_spans(self.page_starts, len(self.text))
 
     def page_of(self, offset: int) -> int | None:
         """1-based page number holding ``offset``, or None when the doc has no pages."""
-        if not self.page_starts:
-            return None
-
-        return bisect.bisect_right(self.page_starts, offset)
+        return page_of(self.page_starts, offset)
 
 
 class Chunking(models.Model):
@@ -193,28 +188,55 @@ class Query(models.Model):
         return self.qid
 
 
+class EvidenceSpan(models.Model):
+    """The fields every kind of label shares: a granularity and a span of one document.
+
+    Judgments, their history, adjudications, their history and frozen gold labels all
+    say "this grade for characters [start, end) of this document, at this granularity".
+    """
+
+    granularity = models.CharField(max_length=16, choices=Granularity.choices)
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+
+    class Meta:
+        abstract = True
+
+    @property
+    def span(self) -> Span:
+        return Span(self.document_id, self.start, self.end)
+
+
 class JudgmentQuerySet(models.QuerySet):
-    def visible_to(self, user, project: Project) -> JudgmentQuerySet:
-        """Blind by default: annotators and viewers see their own labels only."""
-        role = Membership.objects.filter(project=project, user=user).values_list("role", flat=True)
-        role = role.first()
-        qs = self.filter(query__project=project)
-        if role in (Role.OWNER, Role.ADJUDICATOR):
-            return qs
-        return qs.filter(annotator=user)
+    def in_project(self, project: Project) -> JudgmentQuerySet:
+        return self.filter(query__project=project)
+
+    def of(self, query: Query, annotator) -> JudgmentQuerySet:
+        """One annotator's labels on one query."""
+        return self.filter(query=query, annotator=annotator)
+
+    def by_people(self, project: Project) -> JudgmentQuerySet:
+        """Labels of people who log in (not of pseudo-annotators such as imported assessors)."""
+        pseudo = Membership.objects.filter(project=project, is_pseudo=True).values("user_id")
+        return self.exclude(annotator_id__in=pseudo)
+
+    def visible_to(self, membership: Membership) -> JudgmentQuerySet:
+        """Blind labelling: owners and adjudicators see every label, others their own only."""
+        labels = self.in_project(membership.project_id)
+        if membership.role in (Role.OWNER, Role.ADJUDICATOR):
+            return labels
+        return labels.filter(annotator_id=membership.user_id)
 
 
-class Judgment(models.Model):
+class Judgment(EvidenceSpan):
     """One annotator's grade for one evidence span of one query."""
 
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="judgments")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
     )
-    granularity = models.CharField(max_length=16, choices=Granularity.choices)
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="judgments")
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
     chunk = models.ForeignKey(
         Chunk, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
     )
@@ -270,7 +292,7 @@ class JudgmentEvent(models.TextChoices):
     DELETE = "delete", _("Deleted")
 
 
-class JudgmentHistory(models.Model):
+class JudgmentHistory(EvidenceSpan):
     """Append-only log of every label change; rows are never updated nor deleted."""
 
     judgment = models.ForeignKey(
@@ -284,10 +306,6 @@ class JudgmentHistory(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
     event = models.CharField(max_length=8, choices=JudgmentEvent.choices)
-    granularity = models.CharField(max_length=16, choices=Granularity.choices)
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
     chunk_id = models.CharField(max_length=255, blank=True)
     old_grade = models.SmallIntegerField(null=True, blank=True)
     new_grade = models.SmallIntegerField(null=True, blank=True)
@@ -405,20 +423,10 @@ class Assignment(models.Model):
 
 
 class JudgmentTiming(models.Model):
-    """Seconds the annotator spent before one label change (one history row)."""
+    """Seconds the annotator spent before one label change; the rest is on its history row."""
 
-    history = models.OneToOneField(
-        JudgmentHistory, on_delete=models.CASCADE, related_name="timing"
-    )
-    judgment = models.ForeignKey(
-        Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="timings"
-    )
-    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
-    annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
-    )
+    history = models.OneToOneField(JudgmentHistory, on_delete=models.CASCADE, related_name="timing")
     seconds = models.FloatField()
-    at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]

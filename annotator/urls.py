@@ -15,9 +15,7 @@ urlpatterns = [
     path("p/<slug:slug>/queries/<int:pk>/", views.query_detail, name="query_detail"),
     path("p/<slug:slug>/chunkings/", views.chunking_list, name="chunking_list"),
     path("p/<slug:slug>/imports/", import_views.import_upload, name="import_upload"),
-    path(
-        "p/<slug:slug>/imports/<int:job_id>/", import_views.import_status, name="import_status"
-    ),
+    path("p/<slug:slug>/imports/<int:job_id>/", import_views.import_status, name="import_status"),
 ]
 
 urlpatterns += labelling_urls.urlpatterns

@@ -50,7 +50,7 @@ def project_list(request):
 def project_detail(request, slug: str):
     project, membership = get_project_for_user(request, slug)
     chunkings = project.chunkings.annotate(n_chunks=Count("chunks"))
-    judgments = Judgment.objects.visible_to(request.user, project)
+    judgments = Judgment.objects.visible_to(membership)
     context = {
         "project": project,
         "membership": membership,
@@ -187,7 +187,7 @@ def query_detail(request, slug: str, pk: int):
     project, membership = get_project_for_user(request, slug)
     query = get_object_or_404(Query, project=project, pk=pk)
     judgments = (
-        Judgment.objects.visible_to(request.user, project)
+        Judgment.objects.visible_to(membership)
         .filter(query=query)
         .select_related("document", "annotator", "chunk")
         .order_by("annotator__username", "-grade", "document__doc_id", "start")

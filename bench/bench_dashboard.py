@@ -59,7 +59,7 @@ def child(folder: str) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from annotator.labels import Evidence, bulk_create_judgments, set_judgment
+    from annotator.labels import Evidence, bulk_create_judgments, change_label
     from annotator.models import (
         Chunk,
         Chunking,
@@ -164,7 +164,7 @@ def child(folder: str) -> None:
     query = Query.objects.filter(project=project).order_by("pk").first()
     for grade in range(REPEATS):
         started = time.perf_counter()
-        set_judgment(
+        change_label(
             query=query,
             annotator=annotators[0],
             evidence=Evidence.for_chunk(target),

@@ -8,14 +8,38 @@ import os
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
 
+from django.core.exceptions import ImproperlyConfigured
+
 BASE_DIR = Path(__file__).resolve().parent.parent
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off", ""}
 
 
 def env_bool(name: str, default: bool) -> bool:
+    """A yes/no setting; a word that is neither is an error, never a silent False."""
     value = os.environ.get(name)
     if value is None:
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    word = value.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r}: use one of 1/0, true/false, yes/no, on/off")
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    """A whole-number setting; anything else (or below ``minimum``) is an error."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected a whole number") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name}={value!r}: must be at least {minimum}")
+    return number
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -35,7 +59,7 @@ def database_from_url(url: str) -> dict:
         "HOST": parsed.hostname or "",
         "PORT": str(parsed.port or ""),
         "OPTIONS": dict(parse_qsl(parsed.query)),
-        "CONN_MAX_AGE": int(os.environ.get("ASSAY_CONN_MAX_AGE", "60")),
+        "CONN_MAX_AGE": env_int("ASSAY_CONN_MAX_AGE", 60),
         "CONN_HEALTH_CHECKS": True,
     }
 
@@ -162,7 +186,9 @@ STORAGES = {
 MEDIA_ROOT = DATA_DIR / "uploads"
 
 # Uploads: files above this many bytes are refused before parsing.
-ASSAY_MAX_UPLOAD_BYTES = int(os.environ.get("ASSAY_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))
+ASSAY_MAX_UPLOAD_BYTES = env_int("ASSAY_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, minimum=1)
+# Per-process cache of ranked, indexed runs for the dashboards and the labelling pool.
+ASSAY_RUN_CACHE_BYTES = env_int("ASSAY_RUN_CACHE_MB", 512) * 1024**2
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
@@ -176,7 +202,7 @@ TASKS = {
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_SSL_REDIRECT = env_bool("ASSAY_SSL_REDIRECT", not DEBUG)
-SECURE_HSTS_SECONDS = int(os.environ.get("ASSAY_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_SECONDS = env_int("ASSAY_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -7,9 +7,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from annotator.downloads import safe_filename
 from annotator.models import Document, Query
 from numerics.mapping import MappingPolicy
+from web.downloads import safe_filename
 
 from .models import GoldSet
 from .services import span_consensus

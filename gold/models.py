@@ -13,17 +13,13 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotator.models import Chunk, Document, Granularity, Project, Query
+from annotator.models import Chunk, EvidenceSpan, Project, Query
 
 
-class Adjudication(models.Model):
+class Adjudication(EvidenceSpan):
     """The adjudicator's final grade for one evidence unit of a query, with a reason."""
 
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="adjudications")
-    granularity = models.CharField(max_length=16, choices=Granularity.choices)
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
     chunk = models.ForeignKey(
         Chunk, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
@@ -53,17 +49,13 @@ class Adjudication(models.Model):
         return f"{self.query_id}: {self.document_id}[{self.start}:{self.end}] = {self.grade}"
 
 
-class AdjudicationHistory(models.Model):
+class AdjudicationHistory(EvidenceSpan):
     """Append-only log of every adjudication change."""
 
     adjudication = models.ForeignKey(
         Adjudication, null=True, on_delete=models.SET_NULL, related_name="history"
     )
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
-    granularity = models.CharField(max_length=16, choices=Granularity.choices)
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
     old_grade = models.SmallIntegerField(null=True)
     new_grade = models.SmallIntegerField(null=True)
     reason = models.TextField(blank=True)
@@ -119,7 +111,7 @@ class GoldSet(models.Model):
         super().save(*args, **kwargs)
 
 
-class GoldLabel(models.Model):
+class GoldLabel(EvidenceSpan):
     """One frozen label: an annotator's grade, or the adjudicated grade, on a span."""
 
     gold_set = models.ForeignKey(GoldSet, on_delete=models.CASCADE, related_name="labels")
@@ -127,10 +119,6 @@ class GoldLabel(models.Model):
     # Empty for an adjudicated grade.
     annotator = models.CharField(max_length=150, blank=True)
     adjudicated = models.BooleanField(default=False)
-    granularity = models.CharField(max_length=16, choices=Granularity.choices)
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    start = models.PositiveIntegerField()
-    end = models.PositiveIntegerField()
     grade = models.SmallIntegerField()
     note = models.TextField(blank=True)
 

@@ -11,6 +11,7 @@ from django.db.models import Max
 from annotator.labels import Evidence
 from annotator.models import Judgment, Project, Query
 from numerics.consensus import RULES, consensus_grades
+from numerics.grades import check_grade
 
 from .models import Adjudication, AdjudicationHistory, GoldLabel, GoldSet
 
@@ -39,8 +40,7 @@ class ConsensusPolicy:
 
 def adjudicate(*, query: Query, evidence: Evidence, grade: int, reason: str, adjudicator):
     """Set (or change) the final grade of one unit; every change is kept in history."""
-    if grade not in (0, 1, 2, 3):
-        raise ValueError(f"grade must be 0, 1, 2 or 3, not {grade!r}")
+    check_grade(grade)
     with transaction.atomic():
         adjudication, created = Adjudication.objects.select_for_update().get_or_create(
             query=query,

@@ -10,9 +10,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator.access import get_project_for_user
-from annotator.downloads import attachment
 from annotator.labels import Evidence
 from annotator.models import Document, Granularity, Query, Role
+from web.downloads import attachment
 
 from .export import FORMATS, build_export, export_filename, render_export
 from .forms import (

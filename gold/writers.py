@@ -16,7 +16,7 @@ from typing import IO
 
 from openpyxl import Workbook
 
-from annotator.xlsx import append
+from web.spreadsheets import append
 
 
 @dataclass

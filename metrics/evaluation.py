@@ -16,13 +16,13 @@ exported qrels and run give the same numbers (tested).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from django.conf import settings
 
 from annotator.models import Chunk, Project, Query
 from gold.models import GoldSet
@@ -162,7 +162,7 @@ def _nbytes(value) -> int:
     return value.nbytes if isinstance(value, np.ndarray | RunIndex) else 0
 
 
-_cache = ArrayCache(int(os.environ.get("ASSAY_RUN_CACHE_MB", "512")) * 1024**2)
+_cache = ArrayCache(settings.ASSAY_RUN_CACHE_BYTES)
 
 
 def indexed_run(run: Run, gold: Gold) -> RunIndex:

@@ -19,10 +19,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_label, get_project_for_user
-from annotator.downloads import attachment
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Document, Query
-from annotator.xlsx import append
 from gold.units import DOCUMENTS, PAGES, levels
 from numerics.mapping import fragmentation
 from numerics.significance import (
@@ -32,6 +30,8 @@ from numerics.significance import (
     paired_t_test,
     wins_ties_losses,
 )
+from web.downloads import attachment
+from web.spreadsheets import append
 
 from . import charts
 from .evaluation import (
@@ -383,7 +383,7 @@ def judge(request, slug: str, pk: int, query_pk: int):
     if unit >= len(units.ids):
         return _bad(_("No such unit."))
     evidence = _evidence_for(units, unit)
-    set_judgment(
+    change_label(
         query=query, annotator=request.user, evidence=evidence, grade=form.cleaned_data["grade"]
     )
     setting = _setting(request, project)  # reload the gold: the label changed it

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .grades import N_GRADES
+
 RULES = ("majority", "median", "max", "min")
-N_GRADES = 4  # grades are 0..3
 NO_CONSENSUS = -1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from metrics.management.commands.agreement import agreement_report
 
@@ -38,7 +38,7 @@ def labelled(personas, tmp_path):
     judge_lines = []
     for (qid, c), (anna, arno, judge) in GRADES.items():
         for persona, grade in (("annotator", anna), ("annotator2", arno)):
-            set_judgment(
+            change_label(
                 query=queries[qid],
                 annotator=personas[persona],
                 evidence=Evidence.for_chunk(chunks[c]),
@@ -80,8 +80,8 @@ def test_page_equals_the_agreement_command_on_the_same_items(login, personas, la
     assert (pair["a"], pair["b"], pair["n"]) == ("anna", "arno", 6)
     assert pair["cohen_kappa"] == pytest.approx(reference["pairs"][0]["cohen_kappa"])
     body = page.content.decode()
-    assert 'id="pair-matrix"' in body, body[body.find("Pairs"):body.find("Pairs") + 800]
-    assert "hsl(" in body, body[body.find("pair-matrix"):body.find("pair-matrix") + 1500]
+    assert 'id="pair-matrix"' in body, body[body.find("Pairs") : body.find("Pairs") + 800]
+    assert "hsl(" in body, body[body.find("pair-matrix") : body.find("pair-matrix") + 1500]
     # Queries by disagreement, worst first: anna and arno agree on 1 of q2's 3 items.
     assert [row["qid"] for row in page.context["report"].per_query] == ["q2", "q1"]
     judge = page.context["report"].pseudo[0]

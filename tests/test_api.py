@@ -99,9 +99,9 @@ def test_roles_and_tokens(personas, corpus, tokens):
 
 
 def test_gold_download_for_owners(personas, corpus, tokens):
-    from annotator.labels import Evidence, set_judgment
+    from annotator.labels import Evidence, change_label
 
-    set_judgment(
+    change_label(
         query=corpus["query"],
         annotator=personas["annotator"],
         evidence=Evidence.for_chunk(corpus["chunk"]),

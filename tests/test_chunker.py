@@ -7,7 +7,11 @@ from annotator.chunker import token_spans, window_spans
 def test_english_tokens_are_words():
     starts, ends = token_spans("flow over  a wing .")
     assert [("flow over  a wing ."[s:e]) for s, e in zip(starts, ends, strict=True)] == [
-        "flow", "over", "a", "wing", ".",
+        "flow",
+        "over",
+        "a",
+        "wing",
+        ".",
     ]
 
 

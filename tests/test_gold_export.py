@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotator.importing import run_import
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from gold.export import build_export, render_export
 from gold.services import ConsensusPolicy, adjudicate, freeze_gold_set
@@ -34,20 +34,20 @@ def labelled(personas, corpus):
     )
     other = Document.objects.create(project=project, doc_id="d2", title="", text="nothing here")
     q2 = Query.objects.create(project=project, qid="q2", text="第二个问题")
-    set_judgment(
+    change_label(
         query=query, annotator=personas["annotator"], evidence=Evidence.for_chunk(first), grade=3
     )
-    set_judgment(
+    change_label(
         query=query, annotator=personas["annotator2"], evidence=Evidence.for_chunk(first), grade=1
     )
     zh = document.text.index("机翼")
-    set_judgment(
+    change_label(
         query=query,
         annotator=personas["annotator2"],
         evidence=Evidence.for_passage(document, zh, zh + 2),
         grade=2,
     )
-    set_judgment(
+    change_label(
         query=q2, annotator=personas["annotator"], evidence=Evidence.for_document(other), grade=0
     )
     return {"first": first, "second": second, "zh": zh, "q2": q2}

@@ -1,6 +1,6 @@
 import pytest
 
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from gold.models import AdjudicationHistory, GoldSet
 from gold.services import (
     ConsensusPolicy,
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def disagreement(personas, corpus):
     evidence = Evidence.for_chunk(corpus["chunk"])
-    set_judgment(query=corpus["query"], annotator=personas["annotator"], evidence=evidence, grade=3)
-    set_judgment(
+    change_label(query=corpus["query"], annotator=personas["annotator"], evidence=evidence, grade=3)
+    change_label(
         query=corpus["query"], annotator=personas["annotator2"], evidence=evidence, grade=1
     )
     return evidence
@@ -64,7 +64,7 @@ def test_adjudicated_grade_wins_and_is_kept_in_history(personas, corpus, disagre
 
 
 def test_minimum_annotators_leaves_units_undecided(personas, corpus):
-    set_judgment(
+    change_label(
         query=corpus["query"],
         annotator=personas["annotator"],
         evidence=Evidence.for_document(corpus["document"]),

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from gold.models import Adjudication, GoldSet
 from gold.services import ConsensusPolicy, freeze_gold_set
 
@@ -15,14 +15,14 @@ pytestmark = pytest.mark.django_db
 def disagreement(personas, corpus):
     evidence = Evidence.for_chunk(corpus["chunk"])
     query = corpus["query"]
-    set_judgment(
+    change_label(
         query=query,
         annotator=personas["annotator"],
         evidence=evidence,
         grade=3,
         note="clearly <b>answers</b>",
     )
-    set_judgment(query=query, annotator=personas["annotator2"], evidence=evidence, grade=0)
+    change_label(query=query, annotator=personas["annotator2"], evidence=evidence, grade=0)
     chunk = corpus["chunk"]
     return {
         "query": query.pk,
@@ -47,8 +47,8 @@ def test_queue_lists_disagreements_side_by_side(login, personas, disagreement):
 
 def test_queue_rule_filters(login, personas, corpus):
     evidence = Evidence.for_chunk(corpus["chunk"])
-    set_judgment(query=corpus["query"], annotator=personas["annotator"], evidence=evidence, grade=2)
-    set_judgment(
+    change_label(query=corpus["query"], annotator=personas["annotator"], evidence=evidence, grade=2)
+    change_label(
         query=corpus["query"], annotator=personas["annotator2"], evidence=evidence, grade=3
     )
     client = login(personas["owner"])

@@ -17,8 +17,10 @@ def test_metrics_agreement_import_tokens_and_gold_pages_in_chinese(login, person
         reverse("gold:agreement", args=["acme"]): ("按分歧排序的查询", "Queries by disagreement"),
         reverse("annotator:import_upload", args=["acme"]): ("上传并导入", "Upload and import"),
         reverse("api:tokens"): ("创建令牌", "Create a token"),
-        reverse("metrics:compare", args=["acme"]): ("运行结果（第一个为基线）",
-                                                    "Runs (the first is the baseline)"),
+        reverse("metrics:compare", args=["acme"]): (
+            "运行结果（第一个为基线）",
+            "Runs (the first is the baseline)",
+        ),
     }
     for url, (chinese, english) in pages.items():
         body = client.get(url, **ZH).content.decode()

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.labelling_views import Mark, render_segments, view_spans
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from annotator.models import Document, Judgment, JudgmentHistory, Query
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +76,7 @@ def segments_of(html: str) -> Segments:
 
 def test_every_segment_carries_its_exact_offset(login, personas, zh):
     passage = PAGE1.index("𠀋字")
-    set_judgment(
+    change_label(
         query=zh["query"],
         annotator=personas["annotator"],
         evidence=Evidence.for_passage(zh["document"], passage, passage + 5),
@@ -250,7 +250,7 @@ def test_document_of_another_project_is_404(login, personas, zh):
 
 
 def test_leads_see_other_annotators_evidence_in_the_document(login, personas, zh):
-    set_judgment(
+    change_label(
         query=zh["query"],
         annotator=personas["annotator"],
         evidence=Evidence.for_passage(zh["document"], 0, 3),

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Judgment, Query
 from gold.services import ConsensusPolicy, freeze_gold_set
 from metrics.models import Run
@@ -48,7 +48,7 @@ def bench(personas):
     for query in queries:
         for chunk in rng.choice(chunks, 5, replace=False):
             for persona in ("annotator", "annotator2"):
-                set_judgment(
+                change_label(
                     query=query,
                     annotator=personas[persona],
                     evidence=Evidence.for_chunk(chunk),

@@ -200,9 +200,9 @@ def test_bad_list_parameters_are_400(login, personas, corpus, name):
 
 
 def test_labels_are_blind_for_annotators(login, personas, corpus):
-    from annotator.labels import Evidence, set_judgment
+    from annotator.labels import Evidence, change_label
 
-    set_judgment(
+    change_label(
         query=corpus["query"],
         annotator=personas["annotator"],
         evidence=Evidence.for_chunk(corpus["chunk"]),

@@ -2,7 +2,7 @@ import io
 
 from openpyxl import Workbook, load_workbook
 
-from annotator.xlsx import append
+from web.spreadsheets import append
 
 
 def test_text_that_looks_like_a_formula_stays_text():

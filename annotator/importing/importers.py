@@ -17,6 +17,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models.functions import Length
 
+from numerics.grades import is_grade
+
 from ..labels import bulk_create_judgments
 from ..models import (
     Chunk,
@@ -478,7 +480,7 @@ def import_labels(
                 what = "chunk" if level == "chunk" else "document"
                 errors.add(line, f"unknown {what} id {item!r}")
                 continue
-            if grade not in (0, 1, 2, 3):
+            if not is_grade(grade):
                 errors.add(line, f"grade must be 0, 1, 2 or 3, not {grade}")
                 continue
             chunk_pk, doc_pk, start, end = unit

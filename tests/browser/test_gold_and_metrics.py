@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, set_judgment
+from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Document
 from metrics.models import Run
 from tests.conftest import PASSWORD
@@ -21,10 +21,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_disagreement_adjudicated_frozen_and_exported(browser, page, live_server, personas, corpus):
     query, chunk = corpus["query"], corpus["chunk"]
-    set_judgment(
+    change_label(
         query=query, annotator=personas["annotator"], evidence=Evidence.for_chunk(chunk), grade=3
     )
-    set_judgment(
+    change_label(
         query=query, annotator=personas["annotator2"], evidence=Evidence.for_chunk(chunk), grade=0
     )
     log_in(page, live_server, "adam", PASSWORD)
@@ -68,7 +68,7 @@ def test_grading_in_a_drilldown_updates_the_dashboard_live(
     second = Chunk.objects.create(
         chunking=chunking, chunk_id="d2#0", document=other, start=0, end=len(other.text)
     )
-    set_judgment(
+    change_label(
         query=query,
         annotator=personas["annotator"],
         evidence=Evidence.for_chunk(corpus["chunk"]),

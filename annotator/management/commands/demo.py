@@ -142,12 +142,15 @@ class Command(BaseCommand):
             for doc_id, text in project.documents.values_list("doc_id", "text").iterator():
                 for index, (start, end) in enumerate(window_spans(text, size, overlap)):
                     number += 1
-                    yield number, {
-                        "chunk_id": f"{doc_id}#{index}",
-                        "doc_id": doc_id,
-                        "start": start,
-                        "end": end,
-                    }
+                    yield (
+                        number,
+                        {
+                            "chunk_id": f"{doc_id}#{index}",
+                            "doc_id": doc_id,
+                            "start": start,
+                            "end": end,
+                        },
+                    )
 
         result = import_chunks(project, rows(), chunking=name, parameters=parameters)
         self.stdout.write(f"{project.slug}: {result.created} chunks in {name}")
@@ -158,8 +161,9 @@ class Command(BaseCommand):
         with path.open(encoding="utf-8", newline="") as handle:
             reader = csv.reader(handle, delimiter="\t")
             next(reader)
-            return {qid: [c.strip() for c in charges.split("|") if c.strip()]
-                    for qid, charges in reader}
+            return {
+                qid: [c.strip() for c in charges.split("|") if c.strip()] for qid, charges in reader
+            }
 
 
 def _read_jsonl(path: Path):

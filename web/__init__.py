@@ -1,0 +1,1 @@
+"""Helpers every app's views share: page-or-partial rendering, downloads, spreadsheets."""

@@ -1,0 +1,59 @@
+"""Writing CSV and spreadsheets safely: text is always stored as text, never as a formula.
+
+openpyxl stores any string that starts with "=" as a formula; a document or note that
+begins with "=HYPERLINK(...)" would then run in the reader's Excel. Every string cell
+goes through ``text_row`` so it is typed as a plain string.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+
+
+def text_row(sheet: WriteOnlyWorksheet, values: Iterable) -> list:
+    """Cells for a write-only sheet; strings are forced to the string type."""
+    cells = []
+    for value in values:
+        cell = WriteOnlyCell(sheet, value=value)
+        if isinstance(value, str):
+            cell.data_type = "s"
+        cells.append(cell)
+    return cells
+
+
+def append(sheet: WriteOnlyWorksheet, values: Iterable) -> None:
+    sheet.append(text_row(sheet, values))
+
+
+def _csv_cell(value):
+    # A text cell that starts like a formula is prefixed so spreadsheets show it as text.
+    return f"'{value}" if isinstance(value, str) and value[:1] in "=+-@" else value
+
+
+def csv_text(header: Iterable, rows: Iterable[Iterable]) -> str:
+    """A CSV file (header first) whose text cells never run as formulas."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([_csv_cell(value) for value in row])
+    return out.getvalue()
+
+
+def xlsx_bytes(sheets: dict[str, tuple[Iterable, Iterable[Iterable]]]) -> bytes:
+    """An .xlsx workbook with one sheet per entry {name: (header, rows)}; text stays text."""
+    book = Workbook(write_only=True)
+    for name, (header, rows) in sheets.items():
+        sheet = book.create_sheet(name)
+        append(sheet, header)
+        for row in rows:
+            append(sheet, row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()

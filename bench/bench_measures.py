@@ -62,6 +62,9 @@ def generate(seed: int = 7):
     return run_query, run_item, run_score, qrel_query, qrel_item, qrel_grade
 
 
+COLUMNS = ("run_query", "run_item", "run_score", "qrel_query", "qrel_item", "qrel_grade")
+
+
 def as_dicts(run_query, run_item, run_score, qrel_query, qrel_item, qrel_grade):
     run, qrels = {}, {}
     for q, d, s in zip(run_query.tolist(), run_item.tolist(), run_score.tolist(), strict=True):
@@ -92,24 +95,30 @@ def main() -> None:
     arrays = generate()
     run, qrels = as_dicts(*arrays)
     n = len(arrays[0])
-    ours_values = evaluate_arrays(*arrays, N_QUERIES, MEASURES)
+    columns = dict(zip(COLUMNS, arrays, strict=True))
+    ours_values = evaluate_arrays(**columns, n_queries=N_QUERIES, measures=MEASURES)
 
     def ours_memory():
-        evaluate_arrays(*arrays, N_QUERIES, MEASURES)
+        evaluate_arrays(**columns, n_queries=N_QUERIES, measures=MEASURES)
 
     # Runs stored in the database are kept in rank order, so dashboards skip the sort.
     order = rank_order(*arrays[:3])
-    ranked_arrays = (arrays[0][order], arrays[1][order], arrays[2][order], *arrays[3:])
+    ranked_run = {name: columns[name][order] for name in COLUMNS[:3]}
 
     def ours_ranked():
-        evaluate_arrays(*ranked_arrays, N_QUERIES, MEASURES, ranked=True)
+        evaluate_arrays(**columns | ranked_run, n_queries=N_QUERIES, measures=MEASURES, ranked=True)
 
     # Dashboards go further: each run is ranked and indexed once (cached), and each
     # refresh joins the judgments against that index.
     index = index_run(*arrays[:3])
 
     def ours_indexed():
-        evaluate_index(index, *arrays[3:], np.arange(N_QUERIES), MEASURES)
+        evaluate_index(
+            index,
+            **{name: columns[name] for name in COLUMNS[3:]},
+            query_keys=np.arange(N_QUERIES),
+            measures=MEASURES,
+        )
 
     def pytrec_memory():
         pytrec_eval.RelevanceEvaluator(qrels, PYTREC_SET).evaluate(run)
@@ -137,7 +146,12 @@ def main() -> None:
     ):
         mean_theirs = np.mean([theirs[f"q{q}"][their_name] for q in range(N_QUERIES)])
         assert abs(ours_values[ours_name].mean() - mean_theirs) < 1e-9, ours_name
-    indexed_values = evaluate_index(index, *arrays[3:], np.arange(N_QUERIES), MEASURES)
+    indexed_values = evaluate_index(
+        index,
+        **{name: columns[name] for name in COLUMNS[3:]},
+        query_keys=np.arange(N_QUERIES),
+        measures=MEASURES,
+    )
     assert all(np.array_equal(indexed_values[m], ours_values[m]) for m in MEASURES)
 
     rows = [
@@ -163,14 +177,9 @@ def main() -> None:
         def ours_files():
             e = encode(read_qrels(qrels_path), read_run(run_path))
             evaluate_arrays(
-                e.run_query,
-                e.run_item,
-                e.run_score,
-                e.qrel_query,
-                e.qrel_item,
-                e.qrel_grade,
-                len(e.qids),
-                MEASURES,
+                **{name: getattr(e, name) for name in COLUMNS},
+                n_queries=len(e.qids),
+                measures=MEASURES,
             )
 
         def pytrec_files():

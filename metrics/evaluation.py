@@ -261,11 +261,11 @@ def evaluate_run(run: Run, gold: Gold, measures: list[str]) -> RunScores:
     index = indexed_run(run, gold)
     values = evaluate_index(
         index,
-        gold.grades.query,
-        gold.code[gold.grades.unit],
-        gold.grades.grade,
-        gold.query_pks,
-        measures,
+        qrel_query=gold.grades.query,
+        qrel_item=gold.code[gold.grades.unit],
+        qrel_grade=gold.grades.grade,
+        query_keys=gold.query_pks,
+        measures=measures,
         rel_default=gold.threshold,
     )
     _position, known = lookup(gold.query_pks, index.query)

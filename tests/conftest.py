@@ -1,4 +1,8 @@
-"""Shared fixtures: named personas, one per role, plus an outsider, and a small project."""
+"""Shared fixtures: named personas, one per role, plus an outsider, and a small project.
+
+Tests marked ``slow`` (long cross-checks against other libraries) are deselected unless
+pytest runs with ``--slow``, as CI does (``.ci/run``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,20 @@ from django.contrib.auth import get_user_model
 from annotator.models import Chunk, Chunking, Document, Membership, Project, Query, Role
 
 PASSWORD = "correct-horse-battery"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", help="also run the tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without ``--slow``, leave the slow tests out of the run (deselected, not skipped)."""
+    if config.getoption("--slow"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 def make_user(username: str):

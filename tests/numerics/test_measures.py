@@ -159,7 +159,16 @@ def test_parser_and_errors():
         with pytest.raises(ValueError):
             parse_measure(bad)
     with pytest.raises(DuplicateResult):
-        evaluate_arrays([0, 0, 0], [1, 2, 1], [3.0, 2.0, 1.0], [0], [1], [1], 1, ["P@1"])
+        evaluate_arrays(
+            run_query=[0, 0, 0],
+            run_item=[1, 2, 1],
+            run_score=[3.0, 2.0, 1.0],
+            qrel_query=[0],
+            qrel_item=[1],
+            qrel_grade=[1],
+            n_queries=1,
+            measures=["P@1"],
+        )
 
 
 # --- cross-checks ----------------------------------------------------------------------
@@ -174,14 +183,14 @@ def test_cranfield_runs_equal_pytrec_eval_per_query(run_name):
     encoded = encode(read_qrels(qrels_path), read_run(run_path))
     names = list(PYTREC)
     ours = evaluate_arrays(
-        encoded.run_query,
-        encoded.run_item,
-        encoded.run_score,
-        encoded.qrel_query,
-        encoded.qrel_item,
-        encoded.qrel_grade,
-        len(encoded.qids),
-        names,
+        run_query=encoded.run_query,
+        run_item=encoded.run_item,
+        run_score=encoded.run_score,
+        qrel_query=encoded.qrel_query,
+        qrel_item=encoded.qrel_item,
+        qrel_grade=encoded.qrel_grade,
+        n_queries=len(encoded.qids),
+        measures=names,
     )
     with open(qrels_path) as handle:
         qrels = pytrec_eval.parse_qrel(handle)
@@ -256,18 +265,19 @@ def test_exponential_gain_ndcg_matches_its_definition_and_cranfield():
     )
     name = "nDCG(dcg='exp-log2')@10"
     values = evaluate_arrays(
-        encoded.run_query,
-        encoded.run_item,
-        encoded.run_score,
-        encoded.qrel_query,
-        encoded.qrel_item,
-        encoded.qrel_grade,
-        len(encoded.qids),
-        [name],
+        run_query=encoded.run_query,
+        run_item=encoded.run_item,
+        run_score=encoded.run_score,
+        qrel_query=encoded.qrel_query,
+        qrel_item=encoded.qrel_item,
+        qrel_grade=encoded.qrel_grade,
+        n_queries=len(encoded.qids),
+        measures=[name],
     )
     assert round(values[name].mean(), 4) == 0.3596  # the dataset README's figure
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(collections())
 def test_ranx_agrees_where_its_conventions_are_trec_eval(collection):
@@ -348,14 +358,14 @@ def test_an_indexed_run_gives_exactly_the_general_result(collection, rel, shuffl
     qrel_query, qrel_item, qrel_grade = (np.array(c) for c in zip(*judged, strict=True))
     names = [*PYTREC, "Judged@5", "NumRet", "NumRelRet", "F1@3", "RR@2"]
     general = evaluate_arrays(
-        run_query,
-        run_item,
-        run_score,
-        qrel_query,
-        qrel_item,
-        qrel_grade,
-        len(qids),
-        names,
+        run_query=run_query,
+        run_item=run_item,
+        run_score=run_score,
+        qrel_query=qrel_query,
+        qrel_item=qrel_item,
+        qrel_grade=qrel_grade,
+        n_queries=len(qids),
+        measures=names,
         rel_default=rel,
     )
     # Query keys as sparse ids; an extra run query (key 1) that the gold set lacks.
@@ -372,7 +382,13 @@ def test_an_indexed_run_gives_exactly_the_general_result(collection, rel, shuffl
         )
     index = index_run(index_query, index_item, index_score, n_items=len(ids) + 3)
     indexed = evaluate_index(
-        index, key[qrel_query], qrel_item, qrel_grade, key, names, rel_default=rel
+        index,
+        qrel_query=key[qrel_query],
+        qrel_item=qrel_item,
+        qrel_grade=qrel_grade,
+        query_keys=key,
+        measures=names,
+        rel_default=rel,
     )
     for name in names:
         np.testing.assert_array_equal(indexed[name], general[name], err_msg=name)

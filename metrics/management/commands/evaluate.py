@@ -30,14 +30,14 @@ def evaluate_files(
         parse_measure(name)  # unknown names fail before any file is read
     encoded = encode(read_qrels(qrels_path), read_run(run_path))
     values = evaluate_arrays(
-        encoded.run_query,
-        encoded.run_item,
-        encoded.run_score,
-        encoded.qrel_query,
-        encoded.qrel_item,
-        encoded.qrel_grade,
-        len(encoded.qids),
-        measures,
+        run_query=encoded.run_query,
+        run_item=encoded.run_item,
+        run_score=encoded.run_score,
+        qrel_query=encoded.qrel_query,
+        qrel_item=encoded.qrel_item,
+        qrel_grade=encoded.qrel_grade,
+        n_queries=len(encoded.qids),
+        measures=measures,
         rel_default=rel,
     )
     keep = encoded.in_run if run_queries_only else np.ones(len(encoded.qids), dtype=bool)

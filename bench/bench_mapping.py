@@ -43,9 +43,12 @@ def generate(seed: int = 11):
 
 def main() -> None:
     from numerics.mapping import MappingPolicy, fragmentation, map_evidence
+    from numerics.spans import SpanArrays
 
-    data = generate()
-    print(f"{data[0].size:,} evidence spans × {data[4].size:,} chunks, median of {REPEATS} runs\n")
+    ev_doc, ev_start, ev_end, grade, unit_doc, unit_start, unit_end = generate()
+    evidence = SpanArrays(ev_doc, ev_start, ev_end)
+    units = SpanArrays(unit_doc, unit_start, unit_end)
+    print(f"{len(evidence):,} evidence spans × {len(units):,} chunks, median of {REPEATS} runs\n")
     print("| policy | seconds | units judged |")
     print("|---|---:|---:|")
     for text in ["contains", "any_overlap", "evidence_overlap>=0.5", "chunk_overlap>=0.5"]:
@@ -53,11 +56,11 @@ def main() -> None:
         times = []
         for _ in range(REPEATS):
             started = time.perf_counter()
-            grades = map_evidence(*data, policy)
+            grades = map_evidence(evidence, units, grade=grade, policy=policy)
             times.append(time.perf_counter() - started)
         print(f"| {text} | {statistics.median(times):.3f} | {(grades >= 0).sum():,} |")
     started = time.perf_counter()
-    fragmentation(*data, MappingPolicy.parse("any_overlap"))
+    fragmentation(evidence, units, grade=grade, policy=MappingPolicy.parse("any_overlap"))
     print(f"| fragmentation diagnostics (any_overlap) | {time.perf_counter() - started:.3f} | — |")
 
 

@@ -24,6 +24,7 @@ from django.db.models.functions import Length
 from annotator.models import Chunk, Chunking, Judgment, Project
 from numerics.consensus import NO_CONSENSUS, consensus_grades
 from numerics.mapping import MappingPolicy, map_pairs
+from numerics.spans import SpanArrays
 
 from .models import Adjudication, GoldSet
 from .services import ConsensusPolicy
@@ -193,13 +194,9 @@ def annotator_unit_grades(labels: LabelRows, units: Units, mapping: MappingPolic
     Returns parallel arrays (query, unit, source, grade), one row per distinct triple.
     """
     evidence, unit = map_pairs(
-        labels.document,
-        labels.start,
-        labels.end,
-        units.document,
-        units.start,
-        units.end,
-        mapping,
+        SpanArrays(labels.document, labels.start, labels.end),
+        SpanArrays(units.document, units.start, units.end),
+        policy=mapping,
     )
     query = labels.query[evidence]
     source = labels.source[evidence]

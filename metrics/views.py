@@ -30,6 +30,7 @@ from numerics.significance import (
     paired_t_test,
     wins_ties_losses,
 )
+from numerics.spans import SpanArrays
 from web.downloads import attachment
 from web.spreadsheets import append
 
@@ -240,15 +241,11 @@ def _diagnostics(run: Run, setting: Setting) -> dict:
     labels = live_labels(run.project)
     chunks = units_for_level(run.project, run.chunking.name)
     result = fragmentation(
-        labels.document,
-        labels.start,
-        labels.end,
-        labels.grade,
-        chunks.document,
-        chunks.start,
-        chunks.end,
-        setting.form.cleaned_data["mapping"],
-        ev_query=labels.query,
+        SpanArrays(labels.document, labels.start, labels.end),
+        SpanArrays(chunks.document, chunks.start, chunks.end),
+        grade=labels.grade,
+        policy=setting.form.cleaned_data["mapping"],
+        query=labels.query,
     )
     query_pk, _unit, _score = run_at_level(run, setting.gold.units)
     result["gold_queries_retrieved"] = int(

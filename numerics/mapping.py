@@ -28,6 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .spans import SpanArrays
+
 RULES = ("contains", "evidence_overlap", "chunk_overlap", "any_overlap")
 UNJUDGED = -1
 
@@ -82,10 +84,9 @@ class _Candidates:
     is the shared length in characters. Pairs come grouped by evidence, units ascending.
     """
 
-    def __init__(self, ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end):
-        ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end = _as_int(
-            ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end
-        )
+    def __init__(self, evidence: SpanArrays, units: SpanArrays):
+        ev_doc, ev_start, ev_end = evidence.document, evidence.start, evidence.end
+        unit_doc, unit_start, unit_end = units.document, units.start, units.end
         self.ev_start, self.ev_end = ev_start, ev_end
         empty = np.zeros(0, dtype=np.int64)
         self.order, self.start, self.end = empty, empty, empty
@@ -147,40 +148,40 @@ class _Candidates:
         return self.overlap * den >= num * length
 
 
-def candidate_pairs(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end):
+def candidate_pairs(evidence: SpanArrays, units: SpanArrays):
     """Every (evidence, unit) pair of the same document with at least one shared character.
 
     Returns ``(evidence_index, unit_index, overlap)``: the overlap in characters.
     """
-    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    found = _Candidates(evidence, units)
     return found.evidence, found.order[found.position], found.overlap
 
 
-def map_pairs(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end, policy: MappingPolicy):
+def map_pairs(evidence: SpanArrays, units: SpanArrays, *, policy: MappingPolicy):
     """``(evidence_index, unit_index)`` of every pair where the evidence grades the unit.
 
     Evidence of many queries (or annotators) can go in at once: the pairs say which
     evidence row graded which unit, and the caller groups them by its own query column.
     """
-    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    found = _Candidates(evidence, units)
     keep = found.qualifying(policy)
     return found.evidence[keep], found.order[found.position[keep]]
 
 
 def map_evidence(
-    ev_doc, ev_start, ev_end, ev_grade, unit_doc, unit_start, unit_end, policy: MappingPolicy
+    evidence: SpanArrays, units: SpanArrays, *, grade, policy: MappingPolicy
 ) -> np.ndarray:
     """Grade of every unit (int64, in the caller's unit order).
 
     grade(u) = max{grade(e) : e qualifies for u under the policy}, and -1 (unjudged) when
     no evidence qualifies; a unit reached only by grade-0 evidence is 0 (judged
-    non-relevant).
+    non-relevant). ``grade`` holds one grade per evidence span.
     """
-    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    found = _Candidates(evidence, units)
     keep = found.qualifying(policy)
     grades = np.full(found.start.size, UNJUDGED, dtype=np.int64)
-    np.maximum.at(grades, found.position[keep], _as_int(ev_grade)[0][found.evidence[keep]])
-    result = np.full(np.asarray(unit_doc).size, UNJUDGED, dtype=np.int64)
+    np.maximum.at(grades, found.position[keep], _as_int(grade)[0][found.evidence[keep]])
+    result = np.full(len(units), UNJUDGED, dtype=np.int64)
     result[found.order] = grades
     return result
 
@@ -224,15 +225,7 @@ def _covered_length(group, start, end, query_group, query_start, query_end, span
 
 
 def fragmentation(
-    ev_doc,
-    ev_start,
-    ev_end,
-    ev_grade,
-    unit_doc,
-    unit_start,
-    unit_end,
-    policy: MappingPolicy,
-    ev_query=None,
+    evidence: SpanArrays, units: SpanArrays, *, grade, policy: MappingPolicy, query=None
 ) -> dict:
     """How well a chunking (or any units) fits the evidence.
 
@@ -249,14 +242,14 @@ def fragmentation(
       the union of all of q's grade ≥ 1 evidence: a gold chunk that also carries text
       nobody marked relevant (None when G is empty). ``n_gold_units`` = |G|.
 
-    ``ev_query`` groups evidence by query (default: all one query); ``ev_grade`` matters
-    only for the last share.
+    ``grade`` holds each evidence span's grade and matters only for the last share;
+    ``query`` groups evidence by query (default: all one query).
     """
-    ev_doc, ev_start, ev_end, ev_grade, unit_doc, unit_start, unit_end = _as_int(
-        ev_doc, ev_start, ev_end, ev_grade, unit_doc, unit_start, unit_end
-    )
-    ev_query = np.zeros(ev_doc.size, dtype=np.int64) if ev_query is None else _as_int(ev_query)[0]
-    found = _Candidates(ev_doc, ev_start, ev_end, unit_doc, unit_start, unit_end)
+    ev_doc, ev_start, ev_end = evidence.document, evidence.start, evidence.end
+    unit_doc = units.document
+    (ev_grade,) = _as_int(grade)
+    ev_query = np.zeros(ev_doc.size, dtype=np.int64) if query is None else _as_int(query)[0]
+    found = _Candidates(evidence, units)
     valid = ev_end > ev_start
     n = int(valid.sum())
     touched = np.bincount(found.evidence, minlength=ev_doc.size)

@@ -6,6 +6,8 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True, order=True)
 class Span:
@@ -24,6 +26,28 @@ class Span:
 
     def overlaps(self, other: Span) -> bool:
         return self.document == other.document and self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True)
+class SpanArrays:
+    """Many spans at once: parallel int64 arrays of document key, start and end.
+
+    Built from anything array-like (lists, columns of a query); the arrays are flattened
+    and must have one length.
+    """
+
+    document: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("document", "start", "end"):
+            object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.int64).ravel())
+        if not self.document.size == self.start.size == self.end.size:
+            raise ValueError("document, start and end must have the same length")
+
+    def __len__(self) -> int:
+        return self.document.size
 
 
 def page_spans(page_starts: Sequence[int], length: int) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numerics.mapping import MappingPolicy, fragmentation, map_evidence, map_pairs
+from numerics.spans import SpanArrays
 
 POLICIES = [
     MappingPolicy("contains"),
@@ -75,9 +76,9 @@ unit_spans = st.one_of(
     st.sampled_from(POLICIES),
 )
 def test_mapping_matches_the_obvious_double_loop(evidence, units, grades, policy):
-    ed, es, ee = columns(evidence, 3)
-    ud, us, ue = columns(units, 3)
-    ev_index, unit_index = map_pairs(ed, es, ee, ud, us, ue, policy)
+    ev_arrays = SpanArrays(*columns(evidence, 3))
+    unit_arrays = SpanArrays(*columns(units, 3))
+    ev_index, unit_index = map_pairs(ev_arrays, unit_arrays, policy=policy)
     assert sorted(zip(ev_index.tolist(), unit_index.tolist(), strict=True)) == reference_pairs(
         evidence, units, policy
     )
@@ -85,16 +86,18 @@ def test_mapping_matches_the_obvious_double_loop(evidence, units, grades, policy
     for i, j in reference_pairs(evidence, units, policy):
         expected[j] = max(expected[j], grades[i])
     grade = np.array(grades[: len(evidence)], dtype=np.int64)
-    assert map_evidence(ed, es, ee, grade, ud, us, ue, policy).tolist() == expected
+    assert map_evidence(ev_arrays, unit_arrays, grade=grade, policy=policy).tolist() == expected
 
 
 def test_worked_example_of_each_policy():
     # Chunks of one document: [0,10) [8,20) [20,30); evidence [5,12) grade 2.
-    units = (np.zeros(3), np.array([0, 8, 20]), np.array([10, 20, 30]))
-    evidence = (np.array([0]), np.array([5]), np.array([12]), np.array([2]))
+    units = SpanArrays(np.zeros(3), np.array([0, 8, 20]), np.array([10, 20, 30]))
+    evidence = SpanArrays(np.array([0]), np.array([5]), np.array([12]))
 
     def grades(text):
-        return map_evidence(*evidence, *units, MappingPolicy.parse(text)).tolist()
+        return map_evidence(
+            evidence, units, grade=np.array([2]), policy=MappingPolicy.parse(text)
+        ).tolist()
 
     assert grades("any_overlap") == [2, 2, -1]  # [20,30) only touches nothing
     assert grades("contains") == [-1, -1, -1]  # split across two chunks
@@ -103,27 +106,38 @@ def test_worked_example_of_each_policy():
     assert grades("chunk_overlap>=0.5") == [2, -1, -1]  # exactly half of [0,10): qualifies
     # Spans that only touch do not overlap; grade 0 evidence judges a chunk non-relevant.
     touching = map_evidence(
-        [0, 0], [10, 20], [20, 25], [0, 3], *units, MappingPolicy("any_overlap")
+        SpanArrays([0, 0], [10, 20], [20, 25]),
+        units,
+        grade=[0, 3],
+        policy=MappingPolicy("any_overlap"),
     )
     assert touching.tolist() == [-1, 0, 3]
 
 
 def test_threshold_exactly_met_qualifies_despite_floating_point():
     # 0.3 * 10 == 3.0000000000000004 in floating point; 3 of 10 characters is still 30 %.
-    units = ([0], [0], [10])
+    units = SpanArrays([0], [0], [10])
     for text, evidence in [
         ("chunk_overlap>=0.3", ([0], [7], [20])),  # 3 of the chunk's 10 characters
         ("evidence_overlap>=0.3", ([0], [7], [17])),  # 3 of the evidence's 10
         ("chunk_overlap>=0.7", ([0], [3], [12])),  # 7 of 10
     ]:
-        assert map_evidence(*evidence, [1], *units, MappingPolicy.parse(text)).tolist() == [1]
+        policy = MappingPolicy.parse(text)
+        graded = map_evidence(SpanArrays(*evidence), units, grade=[1], policy=policy)
+        assert graded.tolist() == [1]
     # One character short does not qualify.
-    shorter = map_evidence([0], [8], [20], [1], *units, MappingPolicy.parse("chunk_overlap>=0.3"))
+    shorter = map_evidence(
+        SpanArrays([0], [8], [20]),
+        units,
+        grade=[1],
+        policy=MappingPolicy.parse("chunk_overlap>=0.3"),
+    )
     assert shorter.tolist() == [-1]
     # contains: a unit equal to the evidence contains it; one character off does not.
     contains = MappingPolicy("contains")
-    assert map_evidence([0], [0], [10], [2], *units, contains).tolist() == [2]
-    assert map_evidence([0], [0], [11], [2], *units, contains).tolist() == [-1]
+    exact, longer = SpanArrays([0], [0], [10]), SpanArrays([0], [0], [11])
+    assert map_evidence(exact, units, grade=[2], policy=contains).tolist() == [2]
+    assert map_evidence(longer, units, grade=[2], policy=contains).tolist() == [-1]
 
 
 def test_unsorted_overlapping_units_pages_and_documents():
@@ -133,19 +147,18 @@ def test_unsorted_overlapping_units_pages_and_documents():
     unit_start = [5, 0, 0, 10, 0]
     unit_end = [8, 100, 1000, 20, 50]
     pairs = map_pairs(
-        [1, 0, 2],
-        [500, 60, 0],
-        [510, 70, 5],
-        unit_doc,
-        unit_start,
-        unit_end,
-        MappingPolicy("any_overlap"),
+        SpanArrays([1, 0, 2], [500, 60, 0], [510, 70, 5]),
+        SpanArrays(unit_doc, unit_start, unit_end),
+        policy=MappingPolicy("any_overlap"),
     )
     assert sorted(zip(*(a.tolist() for a in pairs), strict=True)) == [(0, 2), (1, 1)]
     # Pages and whole documents are just other spans: [0, len) per document.
-    documents = ([0, 1], [0, 0], [300, 200])
+    documents = SpanArrays([0, 1], [0, 0], [300, 200])
     grades = map_evidence(
-        [0, 0, 1], [10, 250, 5], [20, 260, 6], [0, 2, 0], *documents, MappingPolicy("contains")
+        SpanArrays([0, 0, 1], [10, 250, 5], [20, 260, 6]),
+        documents,
+        grade=[0, 2, 0],
+        policy=MappingPolicy("contains"),
     )
     assert grades.tolist() == [2, 0]
 
@@ -153,10 +166,10 @@ def test_unsorted_overlapping_units_pages_and_documents():
 def test_map_pairs_serves_many_queries_at_once():
     # Two queries label the same document; the caller groups pairs by its query column.
     query = np.array([7, 7, 9])
-    ev = ([0, 0, 0], [0, 15, 2], [5, 18, 4])
+    ev = SpanArrays([0, 0, 0], [0, 15, 2], [5, 18, 4])
     grade = np.array([1, 3, 0])
-    units = ([0, 0], [0, 10], [10, 20])
-    ev_index, unit_index = map_pairs(*ev, *units, MappingPolicy("any_overlap"))
+    units = SpanArrays([0, 0], [0, 10], [10, 20])
+    ev_index, unit_index = map_pairs(ev, units, policy=MappingPolicy("any_overlap"))
     per_query = {}
     for e, u in zip(ev_index.tolist(), unit_index.tolist(), strict=True):
         key = (int(query[e]), u)
@@ -166,11 +179,14 @@ def test_map_pairs_serves_many_queries_at_once():
 
 def test_empty_inputs_and_empty_spans():
     policy = MappingPolicy("any_overlap")
-    assert map_evidence([], [], [], [], [0], [0], [10], policy).tolist() == [-1]
-    assert map_evidence([0], [0], [5], [2], [], [], [], policy).tolist() == []
+    nothing, unit = SpanArrays([], [], []), SpanArrays([0], [0], [10])
+    assert map_evidence(nothing, unit, grade=[], policy=policy).tolist() == [-1]
+    five = SpanArrays([0], [0], [5])
+    assert map_evidence(five, nothing, grade=[2], policy=policy).tolist() == []
     # An empty evidence span maps to nothing, not even in any_overlap.
-    assert map_evidence([0], [3], [3], [2], [0], [0], [10], policy).tolist() == [-1]
-    result = fragmentation([], [], [], [], [0], [0], [10], policy)
+    empty = SpanArrays([0], [3], [3])
+    assert map_evidence(empty, unit, grade=[2], policy=policy).tolist() == [-1]
+    result = fragmentation(nothing, unit, grade=[], policy=policy)
     assert result["n_evidence"] == 0 and result["split_share"] is None
 
 
@@ -179,14 +195,10 @@ def test_fragmentation_worked_example():
     # B = [21,29) grade 1 (inside the third). any_overlap gold units: all three, and none
     # is fully covered: [0,10) has [0,5) unmarked, [10,20) [15,20), [20,30) [20,21) and [29,30).
     result = fragmentation(
-        [0, 0],
-        [5, 21],
-        [15, 29],
-        [2, 1],
-        [0, 0, 0],
-        [0, 10, 20],
-        [10, 20, 30],
-        MappingPolicy("any_overlap"),
+        SpanArrays([0, 0], [5, 21], [15, 29]),
+        SpanArrays([0, 0, 0], [0, 10, 20], [10, 20, 30]),
+        grade=[2, 1],
+        policy=MappingPolicy("any_overlap"),
     )
     assert result["n_evidence"] == 2
     assert result["split_share"] == 0.5
@@ -195,7 +207,10 @@ def test_fragmentation_worked_example():
     assert result["gold_units_partly_irrelevant_share"] == 1.0
     # Evidence covering a whole chunk exactly leaves it fully relevant.
     whole = fragmentation(
-        [0], [10], [20], [1], [0, 0], [0, 10], [10, 20], MappingPolicy("contains")
+        SpanArrays([0], [10], [20]),
+        SpanArrays([0, 0], [0, 10], [10, 20]),
+        grade=[1],
+        policy=MappingPolicy("contains"),
     )
     assert whole["gold_units_partly_irrelevant_share"] == 0.0
     assert whole["split_share"] == 0.0
@@ -254,18 +269,12 @@ def test_fragmentation_matches_a_slow_reference(labelled, units, policy):
     evidence = [e for e, _, _ in labelled]
     grades = [g for _, g, _ in labelled]
     queries = [q for _, _, q in labelled]
-    ed, es, ee = columns(evidence, 3)
-    ud, us, ue = columns(units, 3)
     result = fragmentation(
-        ed,
-        es,
-        ee,
-        np.array(grades, dtype=np.int64),
-        ud,
-        us,
-        ue,
-        policy,
-        ev_query=np.array(queries, dtype=np.int64),
+        SpanArrays(*columns(evidence, 3)),
+        SpanArrays(*columns(units, 3)),
+        grade=np.array(grades, dtype=np.int64),
+        policy=policy,
+        query=np.array(queries, dtype=np.int64),
     )
     expected = slow_fragmentation(evidence, grades, queries, units, policy)
     for key, value in expected.items():

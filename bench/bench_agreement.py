@@ -49,7 +49,7 @@ def main() -> None:
     data = ours.labels(item, annotator, grade, 4, N_ITEMS, N_ANNOTATORS)
     rows = []
     for level in ("nominal", "ordinal", "interval"):
-        t_ours, v_ours = median_time(lambda level=level: ours.krippendorff_alpha(data, level))
+        t_ours, v_ours = median_time(lambda level=level: ours.krippendorff_alpha(data, level=level))
         t_ref, v_ref = median_time(
             lambda level=level: krippendorff.alpha(
                 reliability_data=matrix, level_of_measurement=level, value_domain=[0, 1, 2, 3]

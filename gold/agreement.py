@@ -13,6 +13,7 @@ import numpy as np
 
 from annotator.models import Judgment, Project, Query
 from numerics import agreement as coefficients
+from numerics.grades import GRADES
 from numerics.mapping import MappingPolicy
 
 from .units import annotator_unit_grades, live_labels, units_for_level
@@ -61,26 +62,35 @@ def _items(project: Project, level: str, mapping: MappingPolicy, names: list[str
 
 
 def _report(annotators, query, unit, source, grade) -> tuple[dict, list[dict]]:
+    """Summary and per-query rows (worst agreement first) of (query, unit) items."""
     key = query * (int(unit.max(initial=0)) + 1) + unit
     _distinct, item = np.unique(key, return_inverse=True)
     data = coefficients.labels(
-        item, source, grade, 4, n_items=int(item.max(initial=-1)) + 1, n_annotators=len(annotators)
+        item,
+        source,
+        grade,
+        len(GRADES),
+        n_items=int(item.max(initial=-1)) + 1,
+        n_annotators=len(annotators),
     )
-    summary = coefficients.summary(data)
-    for pair in summary["pairs"]:
-        pair["a"], pair["b"] = annotators[pair["a"]], annotators[pair["b"]]
     query_of_item = np.zeros(data.n_items, dtype=np.int64)
     query_of_item[item] = query
     query_pks, item_query = np.unique(query_of_item, return_inverse=True)
-    rows = coefficients.per_query(data, item_query, len(query_pks))
+    report = coefficients.build_report(
+        data,
+        annotators=annotators,
+        queries=query_pks.tolist(),
+        item_query=item_query,
+        domain_values=GRADES,
+    )
     qids = dict(Query.objects.filter(pk__in=query_pks.tolist()).values_list("pk", "qid"))
-    per_query = [
-        {"query_pk": int(pk), "qid": qids.get(int(pk)), **row}
-        for pk, row in zip(query_pks.tolist(), rows, strict=True)
-        if row["n_items"]
-    ]
+    per_query = []
+    for row in report.per_query:
+        if row["n_items"]:
+            pk, values = row["query"], {k: v for k, v in row.items() if k != "query"}
+            per_query.append({"query_pk": pk, "qid": qids.get(pk), **values})
     per_query.sort(key=lambda r: (r["percent_agreement"], r["qid"]))
-    return summary, per_query
+    return report.summary, per_query
 
 
 def project_agreement(project: Project, level: str, mapping: MappingPolicy) -> AgreementReport:

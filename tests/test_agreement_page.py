@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Query
-from metrics.management.commands.agreement import agreement_report
+from numerics.agreement.report import agreement_report
 
 pytestmark = pytest.mark.django_db
 

@@ -21,10 +21,12 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from numerics.agreement import (
+    DISTANCES,
     LEVELS,
     alpha_per_query,
     cohen_kappa,
     cohen_kappa_from_confusion,
+    counts,
     fleiss_kappa,
     krippendorff_alpha,
     labels,
@@ -100,7 +102,9 @@ def test_krippendorff_2011_worked_example():
     expected = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849}
     reliability = np.array([[np.nan if v is None else v for v in row] for row in K2011])
     for level, published in expected.items():
-        ours = krippendorff_alpha(item, annotator, grade, 5, level, K2011_DOMAIN)
+        ours = krippendorff_alpha(
+            labels(item, annotator, grade, 5), level=level, domain_values=K2011_DOMAIN
+        )
         assert round(ours, 3) == published, level
         theirs = krippendorff.alpha(
             reliability_data=reliability, level_of_measurement=level, value_domain=K2011_DOMAIN
@@ -119,20 +123,21 @@ def test_krippendorff_2011_nominal_by_hand():
     }
     n_c = np.array([9, 13, 10, 5, 3])
     assert 1 - 39 * 8 / (40**2 - (n_c**2).sum()) == pytest.approx(
-        krippendorff_alpha(item, annotator, grade, 5), abs=TOL
+        krippendorff_alpha(labels(item, annotator, grade, 5)), abs=TOL
     )
 
 
 def test_fleiss_1971_example_from_wikipedia():
     item, annotator, grade = from_table(FLEISS_TABLE)
-    result = fleiss_kappa(item, annotator, grade, 5)
+    result = fleiss_kappa(labels(item, annotator, grade, 5))
     assert result["m"] == 14 and result["n_items"] == 10
     assert round(result["value"], 3) == 0.210
     assert result["value"] == pytest.approx(
         sm_fleiss(np.array(FLEISS_TABLE), method="fleiss"), abs=TOL
     )
+    assert fleiss_kappa(counts=FLEISS_TABLE) == result  # the count table itself as input
     # Wikipedia's intermediate values: P̄ = 0.378, P_e = 0.213.
-    assert percent_agreement(item, annotator, grade, 5) == pytest.approx(0.378, abs=5e-4)
+    assert percent_agreement(labels(item, annotator, grade, 5)) == pytest.approx(0.378, abs=5e-4)
 
 
 def test_cohen_example_from_wikipedia():
@@ -190,8 +195,9 @@ def test_alpha_matches_the_krippendorff_package(case):
     reliability = np.full((n_annotators, n_items), np.nan)
     reliability[annotator, item] = np.asarray(domain_values)[grade]
     for level in LEVELS:
-        ours = krippendorff_alpha(item, annotator, grade, n_categories, level, domain_values)
-        assert ours == krippendorff_alpha(data, level=level, domain_values=domain_values)
+        ours = krippendorff_alpha(data, level=level, domain_values=domain_values)
+        table = counts(data)
+        assert ours == krippendorff_alpha(counts=table, level=level, domain_values=domain_values)
         if undefined:
             assert ours is None, level
             continue
@@ -206,7 +212,7 @@ def test_alpha_matches_the_krippendorff_package(case):
 def test_cohen_matches_sklearn(case):
     item, annotator, grade, n_items, n_annotators, n_categories, _values = case
     grid = grid_of(item, annotator, grade, n_items, n_annotators)
-    pairs = pairwise(item, annotator, grade, n_categories, n_annotators)
+    pairs = pairwise(labels(item, annotator, grade, n_categories, n_annotators=n_annotators))
     assert [(p["a"], p["b"]) for p in pairs] == list(itertools.combinations(range(n_annotators), 2))
     for pair in pairs:
         a, b = grid[:, pair["a"]], grid[:, pair["b"]]
@@ -241,7 +247,7 @@ def expected_m(item, n_items):
 @given(label_sets())
 def test_fleiss_matches_statsmodels(case):
     item, annotator, grade, n_items, _n_annotators, n_categories, _values = case
-    result = fleiss_kappa(item, annotator, grade, n_categories)
+    result = fleiss_kappa(labels(item, annotator, grade, n_categories))
     m = expected_m(item, n_items)
     if m is None:
         assert result == {"m": None, "n_items": 0, "value": None}
@@ -266,7 +272,7 @@ def test_percent_agreement_by_enumerating_pairs(case):
         if len(grades) >= 2:
             pairs = list(itertools.permutations(grades, 2))
             shares.append(sum(x == y for x, y in pairs) / len(pairs))
-    ours = percent_agreement(item, annotator, grade, n_categories)
+    ours = percent_agreement(labels(item, annotator, grade, n_categories))
     if not shares:
         assert ours is None
     else:
@@ -281,10 +287,8 @@ def test_per_query_equals_the_coefficients_of_each_query_alone(case, draw):
     query = np.array(draw.draw(st.lists(st.integers(0, n_queries - 1), min_size=n_items,
                                         max_size=n_items)))  # fmt: skip
     data = labels(item, annotator, grade, n_categories, n_items, n_annotators)
-    rows = per_query(data, query, n_queries, domain_values)
-    agreement = percent_agreement_per_query(
-        item, annotator, grade, n_categories, query=query, n_queries=n_queries
-    )
+    rows = per_query(data, query=query, n_queries=n_queries, domain_values=domain_values)
+    agreement = percent_agreement_per_query(data, query=query, n_queries=n_queries)
     for q in range(n_queries):
         keep = query[item] == q
         if keep.any():
@@ -351,11 +355,11 @@ def test_span_f1_equals_character_sets(spans_a, spans_b):
 
 def test_all_labels_identical_is_undefined_not_zero():
     item, annotator, grade = [0, 0, 1, 1], [0, 1, 0, 1], [2, 2, 2, 2]
-    assert percent_agreement(item, annotator, grade, 4) == 1.0
+    assert percent_agreement(labels(item, annotator, grade, 4)) == 1.0
     for level in LEVELS:
-        assert krippendorff_alpha(item, annotator, grade, 4, level) is None
-    assert fleiss_kappa(item, annotator, grade, 4) == {"m": 2, "n_items": 2, "value": None}
-    pair = pairwise(item, annotator, grade, 4)[0]
+        assert krippendorff_alpha(labels(item, annotator, grade, 4), level=level) is None
+    assert fleiss_kappa(labels(item, annotator, grade, 4)) == {"m": 2, "n_items": 2, "value": None}
+    pair = pairwise(labels(item, annotator, grade, 4))[0]
     assert pair["n"] == 2
     assert all(pair[key] is None for key, _ in WEIGHTINGS)
     assert pair["confusion"][2][2] == 2
@@ -365,18 +369,22 @@ def test_single_category_per_annotator_but_different_is_defined():
     # a always says 1, b always says 2: kappa 0 (no better than chance), alpha negative
     item, annotator, grade = [0, 0, 1, 1], [0, 1, 0, 1], [1, 2, 1, 2]
     assert cohen_kappa([1, 1], [2, 2], 4) == 0.0
-    assert pairwise(item, annotator, grade, 4)[0]["cohen_kappa"] == 0.0
-    assert percent_agreement(item, annotator, grade, 4) == 0.0
-    assert krippendorff_alpha(item, annotator, grade, 4) < 0
+    assert pairwise(labels(item, annotator, grade, 4))[0]["cohen_kappa"] == 0.0
+    assert percent_agreement(labels(item, annotator, grade, 4)) == 0.0
+    assert krippendorff_alpha(labels(item, annotator, grade, 4)) < 0
 
 
 def test_items_with_one_label_only():
     item, annotator, grade = [0, 1], [0, 1], [1, 2]
-    assert percent_agreement(item, annotator, grade, 4) is None
+    assert percent_agreement(labels(item, annotator, grade, 4)) is None
     for level in LEVELS:
-        assert krippendorff_alpha(item, annotator, grade, 4, level) is None
-    assert fleiss_kappa(item, annotator, grade, 4) == {"m": None, "n_items": 0, "value": None}
-    pair = pairwise(item, annotator, grade, 4)[0]
+        assert krippendorff_alpha(labels(item, annotator, grade, 4), level=level) is None
+    assert fleiss_kappa(labels(item, annotator, grade, 4)) == {
+        "m": None,
+        "n_items": 0,
+        "value": None,
+    }
+    pair = pairwise(labels(item, annotator, grade, 4))[0]
     assert pair["n"] == 0 and pair["cohen_kappa"] is None  # nothing in common
     assert pair["confusion"] == [[0] * 4 for _ in range(4)]
     assert cohen_kappa([1, -1], [-1, 2], 4) is None
@@ -386,20 +394,20 @@ def test_one_labelled_item_among_singles_is_used_and_singles_ignored():
     # items 1 and 2 have one label each: they change neither percent agreement nor alpha
     base = ([0, 0, 3, 3], [0, 1, 0, 1], [1, 1, 0, 2])
     more = ([0, 0, 3, 3, 1, 2], [0, 1, 0, 1, 2, 0], [1, 1, 0, 2, 3, 3])
-    assert percent_agreement(*base, 4) == percent_agreement(*more, 4) == 0.5
+    assert percent_agreement(labels(*base, 4)) == percent_agreement(labels(*more, 4)) == 0.5
     for level in LEVELS:
-        assert krippendorff_alpha(*base, 4, level) == pytest.approx(
-            krippendorff_alpha(*more, 4, level), abs=TOL
+        assert krippendorff_alpha(labels(*base, 4), level=level) == pytest.approx(
+            krippendorff_alpha(labels(*more, 4), level=level), abs=TOL
         )
 
 
 def test_empty_input_and_one_annotator():
     empty = ([], [], [])
-    assert percent_agreement(*empty, 4) is None
-    assert krippendorff_alpha(*empty, 4) is None
-    assert fleiss_kappa(*empty, 4)["m"] is None
-    assert pairwise(*empty, 4) == []
-    assert pairwise([0, 1], [0, 0], [1, 2], 4) == []
+    assert percent_agreement(labels(*empty, 4)) is None
+    assert krippendorff_alpha(labels(*empty, 4)) is None
+    assert fleiss_kappa(labels(*empty, 4))["m"] is None
+    assert pairwise(labels(*empty, 4)) == []
+    assert pairwise(labels([0, 1], [0, 0], [1, 2], 4)) == []
 
 
 def test_fleiss_uses_the_most_common_label_count_ties_to_the_larger():
@@ -407,7 +415,7 @@ def test_fleiss_uses_the_most_common_label_count_ties_to_the_larger():
     item = [0, 0, 1, 1, 2, 2, 2, 3, 3, 3]
     annotator = [0, 1, 0, 1, 0, 1, 2, 0, 1, 2]
     grade = [0, 1, 0, 1, 0, 0, 1, 1, 1, 1]
-    result = fleiss_kappa(item, annotator, grade, 2)
+    result = fleiss_kappa(labels(item, annotator, grade, 2))
     assert (result["m"], result["n_items"]) == (3, 2)
     assert result["value"] == pytest.approx(
         sm_fleiss(np.array([[2, 1], [0, 3]]), method="fleiss"), abs=TOL
@@ -437,13 +445,17 @@ def test_invalid_input_raises():
     with pytest.raises(ValueError, match="same length"):
         labels([0, 1], [0], [1], 4)
     with pytest.raises(ValueError, match="level"):
-        krippendorff_alpha([0, 0], [0, 1], [1, 1], 4, "ratio")
+        krippendorff_alpha(labels([0, 0], [0, 1], [1, 1], 4), level="ratio")
     with pytest.raises(ValueError, match="weights"):
         cohen_kappa([0], [0], 2, "cubic")
     with pytest.raises(ValueError, match="domain_values"):
-        krippendorff_alpha([0, 0], [0, 1], [1, 1], 4, "interval", [1, 2])
+        krippendorff_alpha(
+            labels([0, 0], [0, 1], [1, 1], 4), level="interval", domain_values=[1, 2]
+        )
     with pytest.raises(ValueError, match="increasing"):
-        krippendorff_alpha([0, 0], [0, 1], [1, 1], 2, "interval", [2, 1])
+        krippendorff_alpha(
+            labels([0, 0], [0, 1], [1, 1], 2), level="interval", domain_values=[2, 1]
+        )
 
 
 def test_summary_shape():
@@ -466,6 +478,51 @@ def test_no_reference_warning_paths_are_hit_silently():
     # The reference libraries warn where the coefficient is undefined; our code does not.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert krippendorff_alpha([0, 0], [0, 1], [1, 1], 4) is None
+        assert krippendorff_alpha(labels([0, 0], [0, 1], [1, 1], 4)) is None
         assert cohen_kappa([1, 1], [1, 1], 4) is None
-        assert fleiss_kappa([0, 0], [0, 1], [1, 1], 4)["value"] is None
+        assert fleiss_kappa(labels([0, 0], [0, 1], [1, 1], 4))["value"] is None
+
+
+def test_a_level_is_a_table_lookup_or_a_distance_function():
+    item, annotator, grade = from_matrix(K2011, K2011_DOMAIN)
+    data = labels(item, annotator, grade, 5)
+    for level in LEVELS:  # the table's own functions, passed as callables
+        assert krippendorff_alpha(
+            data, level=DISTANCES[level], domain_values=K2011_DOMAIN
+        ) == krippendorff_alpha(data, level=level, domain_values=K2011_DOMAIN)
+
+    def ratio(values, marginals):  # Krippendorff (2011) ratio δ², not in the table
+        return ((values[:, None] - values[None, :]) / (values[:, None] + values[None, :])) ** 2
+
+    reliability = np.array([[np.nan if v is None else v for v in row] for row in K2011])
+    theirs = krippendorff.alpha(
+        reliability_data=reliability, level_of_measurement="ratio", value_domain=K2011_DOMAIN
+    )
+    ours = krippendorff_alpha(data, level=ratio, domain_values=K2011_DOMAIN)
+    assert ours == pytest.approx(theirs, abs=TOL)
+
+
+def test_inputs_are_a_labels_bundle_or_counts_by_keyword():
+    item, annotator, grade = [0, 0, 1, 1], [0, 1, 0, 1], [1, 2, 1, 1]
+    data = labels(item, annotator, grade, 4)
+    for coefficient in (percent_agreement, fleiss_kappa, krippendorff_alpha):
+        assert coefficient(counts=counts(data)) == coefficient(data)
+        with pytest.raises(TypeError):
+            coefficient(item)  # arrays go through labels() first
+        with pytest.raises(TypeError):
+            coefficient(data, counts=counts(data))
+        with pytest.raises(TypeError):
+            coefficient()
+        with pytest.raises(ValueError, match="whole numbers"):
+            coefficient(counts=[[1, -1]])
+        with pytest.raises(ValueError, match="table"):
+            coefficient(counts=[1, 2])
+
+
+def test_docstring_examples():
+    import doctest
+
+    from numerics.agreement import alpha
+
+    result = doctest.testmod(alpha)
+    assert result.attempted and not result.failed

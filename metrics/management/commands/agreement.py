@@ -6,8 +6,8 @@ same keys; the format comes from the extension unless ``--format`` says otherwis
 field, non-integer grade, grade outside the domain, an annotator grading an item twice, an
 item given two queries) are reported together by line number, up to MAX_ERRORS of them.
 
-``read_labels_file`` and ``check_rows`` parse and validate; ``agreement_report`` is the
-computation shared with the web agreement page.
+``read_labels_file`` and ``check_rows`` parse and validate; the report comes from
+``numerics.agreement.report``, the builder the web agreement page uses too.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import csv
 import json
 from pathlib import Path
 
-import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from numerics.agreement import labels, per_query, summary, support
+from numerics.agreement import Report, report_of_rows
 
 MAX_ERRORS = 20
 FIELDS = ("annotator", "item", "grade")
@@ -128,50 +127,6 @@ def check_rows(rows: list[dict], domain: list[int]) -> list[Error]:
     return errors
 
 
-def _compute(rows: list[dict], domain: list[int]) -> tuple[dict, dict]:
-    annotators = sorted({r["annotator"] for r in rows})
-    items = sorted({r["item"] for r in rows})
-    a_index = {a: i for i, a in enumerate(annotators)}
-    i_index = {it: i for i, it in enumerate(items)}
-    d_index = {g: i for i, g in enumerate(domain)}
-    data = labels(
-        [i_index[r["item"]] for r in rows],
-        [a_index[r["annotator"]] for r in rows],
-        [d_index[r["grade"]] for r in rows],
-        len(domain),
-        n_items=len(items),
-        n_annotators=len(annotators),
-    )
-    report = summary(data, domain_values=domain)
-    for pair in report["pairs"]:
-        pair["a"], pair["b"] = annotators[pair["a"]], annotators[pair["b"]]
-    report["pairs"].sort(key=lambda p: (p["a"], p["b"]))
-    extra = {"support": support(data), "per_query_items": {}}
-    report["per_query"] = {}
-    queries = sorted({r["query"] for r in rows if r.get("query") is not None})
-    if queries:
-        q_index = {q: i for i, q in enumerate(queries)}
-        none = len(queries)  # items without a query go to a bucket that is not reported
-        item_query = np.full(len(items), none, dtype=np.int64)
-        for r in rows:
-            if r.get("query") is not None:
-                item_query[i_index[r["item"]]] = q_index[r["query"]]
-        results = per_query(data, item_query, len(queries) + 1, domain)
-        for qid, values in zip(queries, results, strict=False):
-            report["per_query"][qid] = {
-                "krippendorff_alpha": values["krippendorff_alpha"],
-                "percent_agreement": values["percent_agreement"],
-            }
-            extra["per_query_items"][qid] = values["n_items"]
-    return report, extra
-
-
-def agreement_report(rows: list[dict], domain: list[int]) -> dict:
-    """The JSON object of the command (and of the agreement page's export) for checked rows
-    {annotator, item, grade, query?} on the ordered integer scale ``domain``."""
-    return _compute(rows, domain)[0]
-
-
 def _raise(errors: list[Error]) -> None:
     errors = sorted(errors, key=lambda e: e[0])
     lines = [f"line {n}: {message}" if n else message for n, message in errors[:MAX_ERRORS]]
@@ -216,45 +171,46 @@ class Command(BaseCommand):
             _raise(errors)
         if not rows:
             raise CommandError("the file holds no labels")
-        report, extra = _compute(rows, domain)
+        report = report_of_rows(rows, domain)
         if options["json"]:
-            self.stdout.write(json.dumps(report, ensure_ascii=False))
+            self.stdout.write(json.dumps(report.as_json(), ensure_ascii=False))
             return
-        self._text(report, extra)
+        self._text(report)
 
-    def _text(self, report: dict, extra: dict) -> None:
+    def _text(self, report: Report) -> None:
         def show(value):
             return "not defined" if value is None else f"{value:.4f}"
 
         out = self.stdout.write
-        items2 = extra["support"]["items_with_two_labels"]
-        pairable = extra["support"]["pairable_values"]
-        out(f"items {report['n_items']}, annotators {report['n_annotators']}")
+        items2 = report.support["items_with_two_labels"]
+        pairable = report.support["pairable_values"]
+        summary = report.summary
+        out(f"items {summary['n_items']}, annotators {summary['n_annotators']}")
         out(
-            f"percent agreement            {show(report['percent_agreement'])} "
+            f"percent agreement            {show(summary['percent_agreement'])} "
             f"(n={items2} items with ≥ 2 labels)"
         )
-        fleiss = report["fleiss_kappa"]
+        fleiss = summary["fleiss_kappa"]
         out(
             f"Fleiss' kappa                {show(fleiss['value'])} "
             f"(n={fleiss['n_items']} items with m={fleiss['m']} labels)"
         )
-        for level, value in report["krippendorff_alpha"].items():
+        for level, value in summary["krippendorff_alpha"].items():
             out(
                 f"Krippendorff's alpha {level:<8}{show(value)} "
                 f"(n={pairable} pairable labels on {items2} items)"
             )
-        for pair in report["pairs"]:
+        for pair in summary["pairs"]:
             out(
                 f"{pair['a']} × {pair['b']} (n={pair['n']}): kappa {show(pair['cohen_kappa'])}, "
                 f"linear {show(pair['cohen_kappa_linear'])}, "
                 f"quadratic {show(pair['cohen_kappa_quadratic'])}"
             )
-        for qid, values in report["per_query"].items():
-            alpha = values["krippendorff_alpha"]
+        for row in report.per_query:
+            alpha = row["krippendorff_alpha"]
             out(
-                f"query {qid} (n={extra['per_query_items'][qid]} items with ≥ 2 labels): "
+                f"query {row['query']} (n={row['n_items']} items with ≥ 2 labels): "
                 f"alpha nominal {show(alpha['nominal'])}, ordinal {show(alpha['ordinal'])}, "
                 f"interval {show(alpha['interval'])}; "
-                f"percent agreement {show(values['percent_agreement'])}"
+                f"percent agreement {show(row['percent_agreement'])}"
             )

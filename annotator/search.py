@@ -24,6 +24,8 @@ from django.db import connection
 from django.db.models import F, Q
 from django.db.models.functions import Substr
 
+from numerics.words import STOP_WORDS, words
+
 from .models import Chunk, Chunking, Document, Project
 
 MIN_INDEXED = 3  # the trigram index only knows substrings of three characters or more
@@ -31,16 +33,7 @@ MAX_TERMS = 32
 MAX_TERM_CHARS = 100
 RANK_WINDOW = 2000
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_WORD_RE = re.compile(rf"[{_HAN}]+|[^\W_]+", re.UNICODE)
-_HAN_RE = re.compile(rf"[{_HAN}]")
 _TERM_RE = re.compile(r'"([^"]+)"|(\S+)')
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to "
-    "was were what which with how can do does there their these those been being into "
-    "than then any such not no also may why when where who whom will would should could "
-    "about".split()
-)
 
 
 def split_terms(text: str) -> list[str]:
@@ -60,9 +53,8 @@ def query_terms(text: str) -> list[str]:
     pieces, or whole when only two characters long.
     """
     terms: list[str] = []
-    for match in _WORD_RE.finditer((text or "").lower()):
-        word = match.group()
-        if _HAN_RE.match(word):
+    for word, is_han in words((text or "").lower()):
+        if is_han:
             if len(word) < MIN_INDEXED:
                 pieces = [word] if len(word) == 2 else []
             else:
@@ -80,9 +72,8 @@ def query_terms(text: str) -> list[str]:
 def han_bigrams(text: str) -> list[str]:
     """Every pair of adjacent Chinese characters: a wider net than three-character pieces."""
     pairs: list[str] = []
-    for match in _WORD_RE.finditer(text or ""):
-        word = match.group()
-        if _HAN_RE.match(word):
+    for word, is_han in words(text or ""):
+        if is_han:
             for i in range(len(word) - 1):
                 if word[i : i + 2] not in pairs:
                     pairs.append(word[i : i + 2])

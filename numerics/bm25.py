@@ -1,8 +1,8 @@
 """BM25 retrieval over any set of texts, in numpy, for English and Chinese.
 
-Tokens: lower-cased runs of letters/digits for alphabetic scripts (minus a short English
-stop-word list), and for Chinese, which has no spaces, every Han character plus every
-pair of adjacent Han characters (unigrams + bigrams, the usual segmenter-free indexing).
+Tokens (``numerics.words``): lower-cased runs of letters/digits for alphabetic scripts
+(minus the English stop words), and for Chinese, which has no spaces, every Han character
+plus every pair of adjacent Han characters (unigrams + bigrams, segmenter-free indexing).
 
 Scoring is Okapi BM25 with Lucene's idf (Robertson & Zaragoza 2009, "The Probabilistic
 Relevance Framework: BM25 and Beyond", eq. 3.18; Lucene BM25Similarity):
@@ -17,27 +17,18 @@ scores summed with ``np.bincount``, top-k with ``argpartition``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD_RE = re.compile(rf"[{_HAN}]+|[^\W_]+", re.UNICODE)
-_HAN_RE = re.compile(rf"[{_HAN}]")
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to "
-    "was were what which with how can do does there their these those been being into "
-    "than then any such not no also may".split()
-)
+from .words import STOP_WORDS, words
 
 
 def tokenize(text: str) -> list[str]:
     """Index terms of ``text``: words (English, lower-cased, no stop words) and Han uni/bigrams."""
     terms: list[str] = []
-    for match in _WORD_RE.finditer(text.lower()):
-        word = match.group()
-        if _HAN_RE.match(word):
+    for word, is_han in words(text.lower()):
+        if is_han:
             terms.extend(word)
             terms.extend(word[i : i + 2] for i in range(len(word) - 1))
         elif word not in STOP_WORDS:

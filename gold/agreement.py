@@ -113,3 +113,31 @@ def project_agreement(project: Project, level: str, mapping: MappingPolicy) -> A
             }
         )
     return AgreementReport(annotators, summary, per_query, int(source.size), comparisons)
+
+
+def pair_matrix(annotators: list[str], pairs: list[dict]) -> list[list[dict]]:
+    """Annotators × annotators cells of the heat map: each pair's kappa, colour and reading."""
+    by_pair = {(p["a"], p["b"]): p for p in pairs}
+
+    def cell(a: str, b: str) -> dict:
+        pair = (by_pair.get((a, b)) or by_pair.get((b, a))) if a != b else None
+        kappa = pair["cohen_kappa"] if pair else None
+        # Heat: red (κ ≤ 0) to green (κ = 1); grey where undefined or on the diagonal.
+        colour = f"hsl({120 * max(0.0, kappa):.0f}, 65%, 80%)" if kappa is not None else "#eee"
+        return {
+            "a": a,
+            "b": b,
+            "pair": pair,
+            "kappa": kappa,
+            "colour": colour,
+            "reading": read_kappa(kappa),
+        }
+
+    return [[cell(a, b) for b in annotators] for a in annotators]
+
+
+def chosen_pair(pairs: list[dict], a: str | None, b: str | None) -> dict | None:
+    """The pair of annotators ``a`` and ``b`` (either order), if both are named and paired."""
+    if not a or not b:
+        return None
+    return next((p for p in pairs if {p["a"], p["b"]} == {a, b}), None)

@@ -1,19 +1,24 @@
-"""Adjudication queue and gold sets. Every view resolves the project through the access helper."""
+"""Adjudication queue, gold sets and agreement. Every view resolves the project through the
+access helper; htmx requests get the page's partial through ``for_htmx``."""
 
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator.access import get_project_for_user
 from annotator.labels import Evidence
-from annotator.models import Document, Granularity, Query, Role
+from annotator.models import Document, Granularity, Membership, Project, Query, Role
+from numerics.grades import GRADES
 from web.downloads import attachment
+from web.htmx import for_htmx
 
+from .agreement import chosen_pair, pair_matrix, project_agreement, read_alpha, read_kappa
 from .export import FORMATS, build_export, export_filename, render_export
 from .forms import (
     MAPPING_CHOICES,
@@ -31,14 +36,17 @@ from .units import levels
 ADJUDICATORS = (Role.OWNER, Role.ADJUDICATOR)
 
 
-def _get_gold_set_for_user(request, slug: str, pk: int, *roles: str):
+def _get_gold_set_for_user(
+    request: HttpRequest, slug: str, pk: int, *roles: str
+) -> tuple[GoldSet, Project, Membership]:
     project, membership = get_project_for_user(request, slug, *roles)
     return get_object_or_404(GoldSet, project=project, pk=pk), project, membership
 
 
 @login_required
 @require_GET
-def adjudication_queue(request, slug: str):
+@for_htmx("gold/partials/queue_items.html")
+def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
     form = QueueFilterForm(request.GET)
     if not form.is_valid():
@@ -57,13 +65,12 @@ def adjudication_queue(request, slug: str):
         "rules": DISAGREEMENT_RULES,
         "grade_labels": project.grade_labels,
     }
-    template = "gold/partials/queue_items.html" if request.htmx else "gold/queue.html"
-    return render(request, template, context)
+    return TemplateResponse(request, "gold/queue.html", context)
 
 
 @login_required
 @require_POST
-def adjudicate_item(request, slug: str):
+def adjudicate_item(request: HttpRequest, slug: str) -> HttpResponse:
     project, _membership = get_project_for_user(request, slug, *ADJUDICATORS)
     form = AdjudicateForm(request.POST)
     if not form.is_valid():
@@ -85,20 +92,20 @@ def adjudicate_item(request, slug: str):
         reason=data["reason"],
         adjudicator=request.user,
     )
-    if request.htmx:
-        context = {
-            "project": project,
-            "item": item,
-            "grade_labels": project.grade_labels,
-            "saved": True,
-        }
-        return render(request, "gold/partials/queue_item.html", context)
-    return redirect("gold:queue", slug=slug)
+    if not request.htmx:  # a plain form post: post/redirect/get back to the queue
+        return redirect("gold:queue", slug=slug)
+    context = {
+        "project": project,
+        "item": item,
+        "grade_labels": project.grade_labels,
+        "saved": True,
+    }
+    return TemplateResponse(request, "gold/partials/queue_item.html", context)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def gold_set_list(request, slug: str):
+def gold_set_list(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     can_freeze = membership.role in ADJUDICATORS
     form = FreezeForm()
@@ -125,12 +132,13 @@ def gold_set_list(request, slug: str):
         "can_freeze": can_freeze,
         "gold_sets": project.gold_sets.select_related("created_by"),
     }
-    return render(request, "gold/gold_set_list.html", context)
+    return TemplateResponse(request, "gold/gold_set_list.html", context)
 
 
 @login_required
 @require_GET
-def gold_set_detail(request, slug: str, pk: int):
+@for_htmx("gold/partials/gold_diff.html")
+def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     gold_set, project, membership = _get_gold_set_for_user(request, slug, pk)
     form = DiffForm(request.GET)
     if not form.is_valid():
@@ -156,13 +164,12 @@ def gold_set_detail(request, slug: str, pk: int):
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
     }
-    template = "gold/partials/gold_diff.html" if request.htmx else "gold/gold_set_detail.html"
-    return render(request, template, context)
+    return TemplateResponse(request, "gold/gold_set_detail.html", context)
 
 
 @login_required
 @require_POST
-def gold_set_delete(request, slug: str, pk: int):
+def gold_set_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     gold_set, _project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
     gold_set.delete()
     return redirect("gold:list", slug=slug)
@@ -170,7 +177,7 @@ def gold_set_delete(request, slug: str, pk: int):
 
 @login_required
 @require_GET
-def gold_set_export(request, slug: str, pk: int):
+def gold_set_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Download a gold set at a level (documents, pages or a chunking) in one format."""
     gold_set, project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
     form = ExportForm(
@@ -189,10 +196,9 @@ def gold_set_export(request, slug: str, pk: int):
 
 @login_required
 @require_GET
-def agreement(request, slug: str):
+@for_htmx("gold/partials/agreement_body.html")
+def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     """Agreement of the project's annotators at a level, with readings and drill-downs."""
-    from .agreement import project_agreement, read_alpha, read_kappa
-
     project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
     form = ExportForm(
         {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
@@ -202,28 +208,6 @@ def agreement(request, slug: str):
     level, mapping = form.cleaned_data["level"], form.cleaned_data["mapping"]
     report = project_agreement(project, level, mapping)
     summary = report.summary
-    by_pair = {(p["a"], p["b"]): p for p in summary["pairs"]}
-
-    def cell(a, b):
-        pair = by_pair.get((a, b)) or by_pair.get((b, a))
-        kappa = pair["cohen_kappa"] if pair and a != b else None
-        # Heat: red (κ ≤ 0) to green (κ = 1); grey where undefined or on the diagonal.
-        colour = f"hsl({120 * max(0.0, kappa):.0f}, 65%, 80%)" if kappa is not None else "#eee"
-        return {
-            "a": a,
-            "b": b,
-            "pair": pair if a != b else None,
-            "kappa": kappa,
-            "colour": colour,
-            "reading": read_kappa(kappa),
-        }
-
-    matrix = [[cell(a, b) for b in report.annotators] for a in report.annotators]
-    chosen = None
-    if request.GET.get("a") and request.GET.get("b"):
-        chosen = by_pair.get((request.GET["a"], request.GET["b"])) or by_pair.get(
-            (request.GET["b"], request.GET["a"])
-        )
     context = {
         "project": project,
         "membership": membership,
@@ -234,13 +218,12 @@ def agreement(request, slug: str):
             for level_name, value in summary["krippendorff_alpha"].items()
         },
         "fleiss_reading": read_kappa(summary["fleiss_kappa"]["value"]),
-        "matrix": matrix,
-        "chosen": chosen,
-        "grades": [0, 1, 2, 3],
+        "matrix": pair_matrix(report.annotators, summary["pairs"]),
+        "chosen": chosen_pair(summary["pairs"], request.GET.get("a"), request.GET.get("b")),
+        "grades": list(GRADES),
         "level": level,
         "mapping": str(mapping),
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
     }
-    template = "gold/partials/agreement_body.html" if request.htmx else "gold/agreement.html"
-    return render(request, template, context)
+    return TemplateResponse(request, "gold/agreement.html", context)

@@ -1,5 +1,5 @@
 """Assay's numeric core: pure numpy, no Django import.
 
-One module per concern (measures, significance, mapping, agreement); usable from the
-CLI, the dashboards and a notebook alike.
+One module or package per concern (measures, agreement, significance, mapping, spans,
+grades, words, bm25, runfiles); usable from the CLI, the dashboards and a notebook alike.
 """

@@ -171,6 +171,28 @@ def test_parser_and_errors():
         )
 
 
+def test_one_registry_declares_every_family_once():
+    from numerics.measures import ALIASES, FAMILIES, family
+
+    assert set(MEASURE_NAMES) == set(FAMILIES) | set(ALIASES)
+    for name, declared in FAMILIES.items():
+        assert declared.name == name and declared.conventions[0] == "trec"
+        k = "@5" if declared.cutoff != "none" else ""
+        assert parse_measure(f"{name}{k}").family == name
+        if declared.cutoff == "required":
+            with pytest.raises(ValueError, match="needs a cutoff"):
+                parse_measure(name)
+        if declared.cutoff == "none":
+            with pytest.raises(ValueError, match="takes no cutoff"):
+                parse_measure(f"{name}@5")
+        if not declared.takes_rel:
+            with pytest.raises(ValueError, match="does not take rel"):
+                parse_measure(f"{name}(rel=2){k}")
+    for taken in ("P", "MAP"):
+        with pytest.raises(ValueError, match="declared twice"):
+            family(taken, cutoff="none", rel=False)(lambda rows, measure, rel: None)
+
+
 # --- cross-checks ----------------------------------------------------------------------
 
 

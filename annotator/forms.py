@@ -2,6 +2,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from .importing import kinds
 from .models import Role
 
 
@@ -56,13 +57,12 @@ class ProjectSettingsForm(forms.ModelForm):
         return value
 
 
-IMPORT_KINDS = [
-    ("documents", _("Documents")),
-    ("chunks", _("Chunks (a chunking)")),
-    ("queries", _("Queries")),
-    ("labels", _("Existing labels (qrels / gold JSONL)")),
-    ("run", _("Retrieval run")),
-]
+def import_kinds() -> list[tuple[str, str]]:
+    """The kinds the import page offers: annotator's own and those other apps register
+    (metrics adds retrieval runs)."""
+    return [(kind.name, kind.label) for kind in kinds()]
+
+
 IMPORT_FORMATS = [
     ("", _("From the file extension")),
     ("jsonl", "JSONL"),
@@ -76,7 +76,7 @@ IMPORT_FORMATS = [
 class ImportForm(forms.Form):
     """One upload form for every import kind; the options each kind needs are checked."""
 
-    kind = forms.ChoiceField(choices=IMPORT_KINDS, label=_("What the file holds"))
+    kind = forms.ChoiceField(choices=import_kinds, label=_("What the file holds"))
     file = forms.FileField(label=_("File"))
     format = forms.ChoiceField(choices=IMPORT_FORMATS, required=False, label=_("Format"))
     chunking = forms.CharField(

@@ -15,10 +15,10 @@ from django.conf import settings
 from django.utils import timezone
 from django_tasks import task
 
-from .importing import ImportFailed, run_import
-from .models import Chunking, ImportJob, ImportStatus
+from formats import FileRejected
 
-RUN_KIND = "run"
+from .importing import run_import
+from .models import ImportJob, ImportStatus
 
 
 def upload_dir() -> Path:
@@ -75,7 +75,7 @@ def execute_job(job_id: int) -> ImportJob:
 
     try:
         created = _import(job, progress)
-    except ImportFailed as failure:
+    except FileRejected as failure:
         job.status, job.errors = ImportStatus.FAILED, failure.errors
     except Exception as error:  # an unexpected failure must still end the job visibly
         job.status, job.errors = ImportStatus.FAILED, [f"internal error: {error}"]
@@ -95,32 +95,6 @@ def execute_job(job_id: int) -> ImportJob:
 
 def _import(job: ImportJob, progress) -> int:
     options = job.options
-    if job.kind == RUN_KIND:
-        from metrics.run_import import RunImportFailed, import_run
-
-        chunking = None
-        if options.get("chunking"):
-            chunking = Chunking.objects.filter(
-                project=job.project, name=options["chunking"]
-            ).first()
-            if chunking is None:
-                raise ImportFailed([f"no chunking named {options['chunking']!r}"])
-        try:
-            run = import_run(
-                job.project,
-                job.path,
-                name=options["name"],
-                chunking=chunking,
-                parameters=options.get("parameters") or {},
-                format=options.get("format") or None,
-                keep_known=bool(options.get("keep_known")),
-                created_by=job.created_by,
-                progress=lambda done: progress(done / max(job.size, 1)),
-                source_name=job.filename,
-            )
-        except RunImportFailed as failure:
-            raise ImportFailed(failure.errors) from None
-        return run.n_results
     result = run_import(
         job.kind,
         job.project,
@@ -129,5 +103,6 @@ def _import(job: ImportJob, progress) -> int:
         options=options,
         progress=progress,
         changed_by=job.created_by,
+        source_name=job.filename,
     )
     return result.created

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user
 from annotator.models import Role
+from formats import FileRejected
 from gold.export import FORMATS, build_export, render_export
 from gold.forms import ExportForm
 from gold.models import GoldSet
@@ -28,7 +29,7 @@ from gold.units import levels
 from metrics.evaluation import can_evaluate, dashboard_measures, evaluate_run
 from metrics.forms import DashboardForm
 from metrics.models import Run
-from metrics.run_import import RunImportFailed, import_run
+from metrics.run_import import import_run
 
 from .models import ApiToken
 
@@ -115,7 +116,7 @@ def upload_run(request, slug: str):
                 replace=request.POST.get("replace") == "true",
                 created_by=request.user,
             )
-        except RunImportFailed as failure:
+        except FileRejected as failure:
             return JsonResponse({"error": "nothing imported", "lines": failure.errors}, status=400)
     return JsonResponse(
         {

@@ -89,8 +89,8 @@ def main() -> None:
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
 
+    from formats import encode, read_qrels, read_run
     from numerics.measures import evaluate_arrays, evaluate_index, index_run, rank_order
-    from numerics.runfiles import encode, read_qrels, read_run
 
     arrays = generate()
     run, qrels = as_dicts(*arrays)

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "gold",
     "metrics",
     "api",
+    "demo",
 ]
 
 MIDDLEWARE = [

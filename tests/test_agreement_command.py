@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from formats import MAX_REPORTED
 from numerics.agreement.report import agreement_report
 
 KEYS = {
@@ -166,10 +167,10 @@ def test_bad_lines_are_named(tmp_path):
         run(path)
     assert str(raised.value).splitlines() == [
         "line 3: a grades x again (first on line 2)",
-        "line 4: grade 'seven' is not a whole number",
+        "line 4: grade must be a whole number, not 'seven'",
         "line 5: missing grade",
         "line 6: grade 9 is outside the domain",
-        "line 7: grade '1.5' is not a whole number",
+        "line 7: grade must be a whole number, not '1.5'",
     ]
     header = tmp_path / "h.csv"
     header.write_text("who,item,grade\n")
@@ -195,13 +196,14 @@ def test_bad_jsonl_lines_and_the_error_cap(tmp_path):
     assert [m.split(":")[0] for m in messages] == ["line 2", "line 3", "line 4", "line 5", "line 6"]
     assert messages[2] == "line 4: missing item"
     many = tmp_path / "many.csv"
-    many.write_text("annotator,item,grade\n" + "".join(f"a{i},x,9\n" for i in range(30)))
+    rows = "".join(f"a{i},x,9\n" for i in range(MAX_REPORTED + 10))
+    many.write_text("annotator,item,grade\n" + rows)
     with pytest.raises(CommandError) as raised:
         run(many)
     messages = str(raised.value).splitlines()
-    assert len(messages) == 21  # the first 20 bad lines and a count of the rest
+    assert len(messages) == MAX_REPORTED + 1 == 201  # the first 200 bad lines, then a count
     assert messages[0] == "line 2: grade 9 is outside the domain"
-    assert messages[-1] == "… and 10 more"
+    assert messages[-1] == "… and 10 more problems"
 
 
 def test_an_item_under_two_queries_is_a_bad_line(tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from numerics.runfiles import FileFormatError, read_qrels, read_run
+from formats import FileRejected, read_qrels, read_run
 
 CRANFIELD = Path(__file__).resolve().parent.parent / "data" / "demo" / "cranfield"
 QRELS, BM25 = CRANFIELD / "qrels.txt", CRANFIELD / "runs" / "stevinjs_english_bm25.run"
@@ -62,25 +62,30 @@ def test_per_query_text_and_counts(tmp_path):
 def test_bad_files_name_their_lines(tmp_path):
     run = tmp_path / "r.run"
     run.write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2\n1 Q0 a 3 1.0 x\n1 Q0 c 4 high x\n")
-    with pytest.raises(FileFormatError) as raised:
+    with pytest.raises(FileRejected) as raised:
         read_run(run)
-    assert raised.value.errors == [
-        "line 2: expected 6 columns 'qid Q0 docid rank score tag', found 4"
+    assert raised.value.errors == [  # every bad line at once, as imports report them
+        "line 2: expected 6 columns 'qid Q0 docid rank score tag', found 4",
+        "line 3: item 'a' appears again for query '1' (first on line 1)",
+        "line 4: score 'high' is not a number",
     ]
     run.write_text("1 Q0 a 1 2.0 x\n1 Q0 c 4 high x\n1 Q0 a 3 1.0 x\n")
-    with pytest.raises(FileFormatError) as raised:
+    with pytest.raises(FileRejected) as raised:
         read_run(run)
-    assert raised.value.errors == ["line 2: score 'high' is not a number"]
+    assert raised.value.errors == [
+        "line 2: score 'high' is not a number",
+        "line 3: item 'a' appears again for query '1' (first on line 1)",
+    ]
     run.write_text("1 Q0 a 1 2.0 x\n1 Q0 b 4 1.5 x\n1 Q0 a 3 1.0 x\n")
-    with pytest.raises(FileFormatError) as raised:
+    with pytest.raises(FileRejected) as raised:
         read_run(run)
     assert raised.value.errors == ["line 3: item 'a' appears again for query '1' (first on line 1)"]
     qrels = tmp_path / "q.txt"
     qrels.write_bytes(b"1 0 caf\xe9 1\n")
-    with pytest.raises(FileFormatError, match="not UTF-8"):
+    with pytest.raises(FileRejected, match="not UTF-8"):
         read_qrels(qrels)
     qrels.write_text("1 0 a one\n")
-    with pytest.raises(CommandError, match="line 1: grade 'one' is not a number"):
+    with pytest.raises(CommandError, match="line 1: grade must be a whole number, not 'one'"):
         run_command(qrels, BM25)
     with pytest.raises(CommandError, match="unknown measure 'Precision'"):
         run_command(QRELS, BM25, "-m", "Precision@5")
@@ -88,7 +93,7 @@ def test_bad_files_name_their_lines(tmp_path):
         run_command(tmp_path / "missing.txt", BM25)
     bad_json = tmp_path / "r.jsonl"
     bad_json.write_text('{"qid": "1", "retrieved": ["a"]}\nnot json\n{"qid": "2"}\n')
-    with pytest.raises(FileFormatError) as raised:
+    with pytest.raises(FileRejected) as raised:
         read_run(bad_json)
     assert raised.value.errors[0].startswith("line 2: malformed JSON")
     assert raised.value.errors[1].startswith("line 3: expected an object with")

@@ -115,3 +115,15 @@ def test_jobs_of_another_project_are_404(login, personas):
     job = ImportJob.objects.create(project=personas["other"], kind="documents", filename="x")
     client = login(personas["owner"])
     assert client.get(reverse("annotator:import_status", args=["acme", job.pk])).status_code == 404
+
+
+def test_the_run_kind_comes_from_the_metrics_app():
+    """annotator never imports metrics: runs reach the import page through the kind the
+    metrics app registers when it starts."""
+    from annotator.forms import ImportForm
+    from annotator.importing import kinds
+    from metrics.run_import import RUN_KIND
+
+    assert [kind.name for kind in kinds()] == ["documents", "chunks", "queries", "labels", "run"]
+    assert kinds()[-1] is RUN_KIND
+    assert [value for value, _ in ImportForm().fields["kind"].choices][-1] == "run"

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.importing import ImportFailed, locate, run_import
+from annotator.importing import locate, run_import
 from annotator.models import (
     Chunk,
     Chunking,
@@ -19,6 +19,7 @@ from annotator.models import (
     Project,
     Query,
 )
+from formats import FileRejected
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +59,7 @@ def snapshot(project):
 
 def failure(kind, project, path, **kwargs) -> list[str]:
     before = snapshot(project)
-    with pytest.raises(ImportFailed) as raised:
+    with pytest.raises(FileRejected) as raised:
         run_import(kind, project, path, **kwargs)
     assert snapshot(project) == before, "a failed import must write nothing"
     return raised.value.errors
@@ -284,7 +285,7 @@ def test_bad_labels(project, tmp_path, queries):
         "line 2: unknown query id 'q9'",
         "line 3: unknown document id 'nope'",
         "line 4: grade must be 0, 1, 2 or 3, not 5",
-        "line 5: a second label for q1 / d1 (first on line 1)",
+        "line 5: item 'd1' appears again for query 'q1' (first on line 1)",
         "line 6: expected 4 columns 'qid iteration docid grade', found 3",
         "line 7: grade must be a whole number, not 'x'",
     ]

@@ -7,8 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotator.models import Chunk, Document, Query
+from formats import FileRejected
 from metrics.models import Run
-from metrics.run_import import RunImportFailed, import_run
+from metrics.run_import import import_run
 
 pytestmark = pytest.mark.django_db
 
@@ -67,14 +68,14 @@ def test_bad_lines_are_all_reported_and_nothing_is_written(project, tmp_path):
             ]
         ),
     )
-    with pytest.raises(RunImportFailed) as failure:
+    with pytest.raises(FileRejected) as failure:
         import_run(project, path, name="r")
     assert failure.value.errors == [
         "line 2: expected 6 columns 'qid Q0 docid rank score tag', found 4",
         "line 3: score 'high' is not a number",
         "line 4: unknown query id 'q9'",
         "line 5: unknown id 'd9'",
-        "line 6: duplicate result: the same id for the same query as line 1",
+        "line 6: item 'd1' appears again for query 'q1' (first on line 1)",
         "line 7: score must be a finite number, not nan",
     ]
     assert Run.objects.count() == 0
@@ -94,14 +95,14 @@ def test_keep_known_drops_unknown_ids_and_counts_them(project, tmp_path):
         (b"", "the file is empty"),
         (b"q1 Q0 d1 1 \xff\xfe 1 t\n", "the file is not UTF-8 text"),
         (b'{"qid": "q1", "retrieved": [\n', "line 1: malformed JSON"),
-        (b"\n\n", "line 1: no results in the file"),
+        (b"\n\n", "the file holds no results"),
     ],
 )
 def test_unreadable_files(project, tmp_path, content, message):
     name = "r.jsonl" if b"{" in content else "r.run"
     path = tmp_path / name
     path.write_bytes(content)
-    with pytest.raises(RunImportFailed, match=message):
+    with pytest.raises(FileRejected, match=message):
         import_run(project, path, name="r")
     assert Run.objects.count() == 0
 
@@ -109,7 +110,7 @@ def test_unreadable_files(project, tmp_path, content, message):
 def test_size_limit(project, tmp_path, settings):
     settings.ASSAY_MAX_UPLOAD_BYTES = 10
     path = write(tmp_path, "r.run", "q1 Q0 d1 1 2.5 tag\n")
-    with pytest.raises(RunImportFailed, match="over the limit of 10 bytes"):
+    with pytest.raises(FileRejected, match="over the limit of 10 bytes"):
         import_run(project, path, name="r")
     assert Run.objects.count() == 0
 

@@ -1,49 +1,70 @@
 """One import path for the management commands and the web upload page.
 
 ``run_import(kind, project, path, ...)`` checks the file (size, encoding, format), reads it
-as numbered rows and hands them to the importer of that kind; everything is written in
-one transaction or not at all.
+as numbered rows (``formats``) and hands them to the importer of that kind; everything is
+written in one transaction or not at all. Apps that sit above annotator add kinds of their
+own at start-up with ``register_kind`` (metrics adds "run"), so annotator never imports them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..models import Project
-from .errors import ImportFailed, LineErrors
-from .importers import (
-    ImportResult,
-    import_chunks,
-    import_documents,
-    import_labels,
-    import_queries,
-    locate,
-)
-from .readers import RowSource, check_file, detect_format, read_rows
+from django.conf import settings
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
-KINDS = ("documents", "chunks", "queries", "labels")
-KIND_FORMATS = {
-    "documents": ("jsonl", "csv", "xlsx"),
-    "chunks": ("jsonl", "csv", "xlsx"),
-    "queries": ("jsonl", "csv", "xlsx"),
-    "labels": ("qrels", "jsonl", "csv", "xlsx"),
-}
+from formats import FileRejected, RowSource, check_file, detect_format
+
+from ..models import Project
+from .common import ImportResult
+from .corpus import import_chunks, import_documents, import_queries, locate
+from .judgments import import_labels
+
 PROGRESS_EVERY = 500
+Progress = Callable[[float], None] | None
 
 __all__ = [
-    "KINDS",
-    "ImportFailed",
+    "ImportKind",
     "ImportResult",
-    "LineErrors",
     "import_chunks",
     "import_documents",
     "import_labels",
     "import_queries",
+    "kinds",
     "locate",
-    "read_rows",
+    "register_kind",
     "run_import",
 ]
+
+
+@dataclass(frozen=True)
+class ImportKind:
+    """A kind of file the import page and commands take.
+
+    ``load(project, path, fmt=, options=, progress=, changed_by=, source_name=)`` imports
+    one file of a format in ``formats`` (the first is the default) and returns an
+    ``ImportResult``; ``source_name`` is the name the file was uploaded under."""
+
+    name: str
+    label: str | Promise
+    formats: tuple[str, ...]
+    load: Callable[..., ImportResult]
+
+
+_KINDS: dict[str, ImportKind] = {}
+
+
+def register_kind(kind: ImportKind) -> None:
+    """Make a kind available to ``run_import`` (called from an AppConfig's ``ready``)."""
+    _KINDS[kind.name] = kind
+
+
+def kinds() -> list[ImportKind]:
+    """Every kind, annotator's own first, in the order they were registered."""
+    return list(_KINDS.values())
 
 
 def run_import(
@@ -53,58 +74,93 @@ def run_import(
     *,
     format: str | None = None,
     options: dict | None = None,
-    progress: Callable[[float], None] | None = None,
+    progress: Progress = None,
     changed_by=None,
+    source_name: str | None = None,
 ) -> ImportResult:
-    """Import one file of ``kind``; raise ``ImportFailed`` (nothing written) on any problem.
+    """Import one file of ``kind``; raise ``FileRejected`` (nothing written) on any problem.
 
     ``options``: chunks need ``chunking`` (and may give ``parameters``); labels need
-    ``annotator`` and ``level`` (and ``chunking`` at chunk level). ``progress`` is called
-    with the share of the file read so far.
+    ``annotator`` and ``level`` (and ``chunking`` at chunk level); other kinds say what
+    they need. ``progress`` is called with the share of the file read so far.
     """
-    if kind not in KINDS:
-        raise ImportFailed([f"unknown import kind {kind!r}; use one of {', '.join(KINDS)}"])
+    spec = _KINDS.get(kind)
+    if spec is None:
+        raise FileRejected([f"unknown import kind {kind!r}; use one of {', '.join(_KINDS)}"])
     path = Path(path)
-    options = options or {}
-    fmt = detect_format(path, format, default="qrels" if kind == "labels" else "jsonl")
-    if fmt not in KIND_FORMATS[kind]:
-        raise ImportFailed(
-            [f"{kind} cannot be read from {fmt}; use {', '.join(KIND_FORMATS[kind])}"]
-        )
-    check_file(path)
-    source = RowSource(path, fmt)
-    tick = None
-    if progress is not None:
-        count = 0
-
-        def tick() -> None:
-            nonlocal count
-            count += 1
-            if count % PROGRESS_EVERY == 0:
-                progress(source.fraction())
-
-    if kind == "documents":
-        result = import_documents(project, source, tick=tick)
-    elif kind == "queries":
-        result = import_queries(project, source, tick=tick)
-    elif kind == "chunks":
-        result = import_chunks(
-            project,
-            source,
-            chunking=options.get("chunking", ""),
-            parameters=options.get("parameters"),
-            tick=tick,
-        )
-    else:
-        result = import_labels(
-            project,
-            source,
-            annotator=options.get("annotator", ""),
-            level=options.get("level", "document"),
-            chunking=options.get("chunking"),
-            changed_by=changed_by,
-            tick=tick,
-        )
+    fmt = detect_format(path, format, default=spec.formats[0])
+    if fmt not in spec.formats:
+        raise FileRejected([f"{kind} cannot be read from {fmt}; use {', '.join(spec.formats)}"])
+    result = spec.load(
+        project,
+        path,
+        fmt=fmt,
+        options=options or {},
+        progress=progress,
+        changed_by=changed_by,
+        source_name=source_name or path.name,
+    )
     if progress is not None:
         progress(1.0)
     return result
+
+
+def _rows(path: Path, fmt: str, progress: Progress) -> tuple[RowSource, Callable | None]:
+    """The file's rows, checked first, and a tick that reports progress now and then."""
+    check_file(path, settings.ASSAY_MAX_UPLOAD_BYTES)
+    source = RowSource(path, fmt)
+    if progress is None:
+        return source, None
+    count = 0
+
+    def tick() -> None:
+        nonlocal count
+        count += 1
+        if count % PROGRESS_EVERY == 0:
+            progress(source.fraction())
+
+    return source, tick
+
+
+def _documents(project, path, *, fmt, options, progress, **_) -> ImportResult:
+    source, tick = _rows(path, fmt, progress)
+    return import_documents(project, source, tick=tick)
+
+
+def _queries(project, path, *, fmt, options, progress, **_) -> ImportResult:
+    source, tick = _rows(path, fmt, progress)
+    return import_queries(project, source, tick=tick)
+
+
+def _chunks(project, path, *, fmt, options, progress, **_) -> ImportResult:
+    source, tick = _rows(path, fmt, progress)
+    return import_chunks(
+        project,
+        source,
+        chunking=options.get("chunking", ""),
+        parameters=options.get("parameters"),
+        tick=tick,
+    )
+
+
+def _labels(project, path, *, fmt, options, progress, changed_by, **_) -> ImportResult:
+    source, tick = _rows(path, fmt, progress)
+    return import_labels(
+        project,
+        source,
+        annotator=options.get("annotator", ""),
+        level=options.get("level", "document"),
+        chunking=options.get("chunking"),
+        changed_by=changed_by,
+        tick=tick,
+    )
+
+
+TABLES = ("jsonl", "csv", "xlsx")
+for _kind in (
+    ImportKind("documents", _("Documents"), TABLES, _documents),
+    ImportKind("chunks", _("Chunks (a chunking)"), TABLES, _chunks),
+    ImportKind("queries", _("Queries"), TABLES, _queries),
+    ImportKind("labels", _("Existing labels (qrels / gold JSONL)"), ("qrels", *TABLES), _labels),
+):
+    register_kind(_kind)

@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import call_command
 
-from annotator.management.commands.demo import DEMO_PASSWORD
+from demo.loading import DEMO_PASSWORD
 
 from .conftest import log_in
 

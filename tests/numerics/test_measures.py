@@ -10,6 +10,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from formats import encode, read_qrels, read_run
 from numerics.measures import (
     MEASURE_NAMES,
     DuplicateResult,
@@ -19,7 +20,6 @@ from numerics.measures import (
     index_run,
     parse_measure,
 )
-from numerics.runfiles import encode, read_qrels, read_run
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "demo" / "cranfield"
 CUTOFFS = (1, 3, 5, 10)
@@ -346,23 +346,6 @@ def test_the_issue_worked_examples():
     ideal = 2 / np.log2(2) + 1 / np.log2(3)
     assert evaluate(qrels, run, ["nDCG@3"])["mean"]["nDCG@3"] == pytest.approx(dcg / ideal)
     assert dcg / ideal == pytest.approx(0.6697, abs=1e-4)
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.binary(min_size=0, max_size=40).filter(lambda b: not b.endswith(b"\0")),
-        min_size=1,
-        max_size=30,
-    )
-)
-def test_fast_id_factorization_equals_numpy_unique(ids):
-    from numerics.runfiles import _factorize
-
-    array = np.array(ids, dtype=np.bytes_)
-    distinct, codes = _factorize(array)
-    expected, inverse = np.unique(array, return_inverse=True)
-    assert distinct.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,6 +1,4 @@
-from metrics.management.commands.import_run import parse_params
-
-from ._importing import ImportCommand
+from annotator.importing.cli import ImportCommand, parse_params
 
 
 class Command(ImportCommand):

@@ -1,4 +1,4 @@
-from ._importing import ImportCommand
+from annotator.importing.cli import ImportCommand
 
 
 class Command(ImportCommand):

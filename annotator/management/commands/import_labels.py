@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError
 
-from ._importing import ImportCommand
+from annotator.importing.cli import ImportCommand
 
 
 class Command(ImportCommand):

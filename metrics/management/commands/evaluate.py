@@ -7,8 +7,8 @@ import json
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
+from formats import FileRejected, encode, read_qrels, read_run
 from numerics.measures import evaluate_arrays, parse_measure
-from numerics.runfiles import FileFormatError, encode, read_qrels, read_run
 
 DEFAULT_MEASURES = ["P@10", "R@100", "nDCG@10", "AP", "RR", "Success@10"]
 
@@ -88,10 +88,8 @@ class Command(BaseCommand):
                 run_queries_only=options["run_queries_only"],
                 rel=options["rel"],
             )
-        except FileNotFoundError as error:
-            raise CommandError(f"no such file: {error.filename}") from None
-        except FileFormatError as error:
-            raise CommandError(str(error)) from None
+        except FileRejected as error:
+            raise CommandError(f"{error.source}:\n{error}") from None
         except ValueError as error:
             raise CommandError(str(error)) from None
         if options["json"]:

@@ -1,17 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.importing.cli import parse_params
 from annotator.models import Chunking, Project
-from metrics.run_import import FORMATS, RunImportFailed, import_run
-
-
-def parse_params(pairs: list[str]) -> dict:
-    params = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise CommandError(f"--param needs key=value, not {pair!r}")
-        params[key] = value
-    return params
+from formats import FileRejected
+from metrics.run_import import FORMATS, import_run
 
 
 class Command(BaseCommand):
@@ -59,9 +51,7 @@ class Command(BaseCommand):
                 keep_known=options["keep_known"],
                 replace=options["replace"],
             )
-        except FileNotFoundError:
-            raise CommandError(f"no such file: {options['file']}") from None
-        except RunImportFailed as failure:
+        except FileRejected as failure:
             raise CommandError("nothing imported:\n" + str(failure)) from None
         dropped = f", {run.n_dropped} results dropped (unknown ids)" if run.n_dropped else ""
         self.stdout.write(

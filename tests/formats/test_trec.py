@@ -6,9 +6,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.runfiles import _columns, _factorize, _parsed_columns, read_qrels, read_run
+from formats import LineErrors, factorize, read_qrels, read_run
+from formats.trec import KINDS, checked_columns, parsed_columns
 
-ID = st.text(alphabet=st.sampled_from(list("abcXYZ019-_.#文档é")), min_size=1, max_size=50)
+ID = st.text(alphabet=st.sampled_from(list("abcXYZ019-_.#文档éàх\x1c")), min_size=1, max_size=50)
 SCORE = st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr)
 LINE = st.tuples(ID, ID, st.integers(1, 999), SCORE)
 
@@ -43,10 +44,10 @@ def test_the_c_reader_takes_regular_files_and_widens_long_ids(tmp_path):
     path = tmp_path / "run.trec"
     data = f"q1 Q0 {long_id} 1 2.5 t\nq1 Q0 文档 2 1.5 t\n".encode()
     path.write_bytes(data)
-    columns, line = _parsed_columns(path, data, ["id", "skip", "id", "skip", "float", "skip"])
+    columns, line = parsed_columns(path, data, KINDS["trec"])
     assert [c.decode() for c in columns[2]] == [long_id, "文档"]
     assert columns[4].tolist() == [2.5, 1.5] and line.tolist() == [1, 2]
-    checked, _ = _columns(path, data, 6, "qid Q0 docid rank score tag")
+    checked, _ = checked_columns(data, "trec", LineErrors())
     assert checked[2].tolist() == columns[2].tolist()
 
 
@@ -55,10 +56,12 @@ def test_irregular_files_go_down_the_checked_path(tmp_path):
         "q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 1 t\n",
         "q1 Q0 d1 1 2.5 t extra\n",
         "\ufeffq 0 d 1\n",
+        "q1 Q0 dà 1 2.5 t\n",  # C3 A0: numpy's reader would split at the A0 byte
+        "q1 Q0 х 1 2.5 t\n",  # D1 85: likewise at 85
     ):
         path = tmp_path / "f.trec"
         path.write_bytes(text.encode())
-        assert _parsed_columns(path, path.read_bytes(), ["id"] * 6) is None
+        assert parsed_columns(path, path.read_bytes(), ("id",) * 6) is None
 
 
 @given(
@@ -70,7 +73,7 @@ def test_irregular_files_go_down_the_checked_path(tmp_path):
 )
 def test_factorize_equals_numpy_unique_with_runs_of_equal_ids(values):
     ids = np.array([v for v in values for _ in range(5)], dtype=np.bytes_)  # runs of 5
-    distinct, codes = _factorize(ids)
+    distinct, codes = factorize(ids)
     expected, inverse = np.unique(ids, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
     assert codes.tolist() == inverse.ravel().tolist()

@@ -1,12 +1,24 @@
-"""Shared plumbing of the import commands: find the project, run the import, report."""
+"""What the import commands share: find the project, run the import, report; key=value."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.importing import ImportFailed, run_import
-from annotator.importing.readers import FORMATS
-from annotator.models import Project
+from formats import FORMATS, FileRejected
+
+from ..models import Project
+from . import run_import
+
+
+def parse_params(pairs: list[str]) -> dict:
+    """``--param key=value`` options as a dict of the configuration to record."""
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CommandError(f"--param needs key=value, not {pair!r}")
+        params[key] = value
+    return params
 
 
 class ImportCommand(BaseCommand):
@@ -32,7 +44,7 @@ class ImportCommand(BaseCommand):
                 format=options["format"],
                 options=self.import_options(options),
             )
-        except ImportFailed as failure:
+        except FileRejected as failure:
             raise CommandError("nothing imported:\n" + "\n".join(failure.errors)) from None
         detail = f" ({result.detail})" if result.detail else ""
         self.stdout.write(f"{project.slug}: {result.created} {self.kind} imported{detail}")

@@ -1,0 +1,79 @@
+"""What every importer shares: the result, id checks, JSON cells and batched inserts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from formats import LineErrors, Rows, cell_text, not_whole, whole_number
+
+BATCH = 2000
+MAX_ID_LENGTH = 255
+Tick = Callable[[], None] | None
+
+__all__ = ["BATCH", "ImportResult", "Rows", "Tick"]
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    kind: str
+    created: int
+    detail: str = ""
+
+
+def as_text(value) -> str:
+    return "" if value is None else cell_text(value) if not isinstance(value, str) else value
+
+
+def check_id(value: str | None, what: str, line: int, errors: LineErrors) -> bool:
+    if value is None:
+        errors.add(line, f"missing {what}")
+        return False
+    if len(value) > MAX_ID_LENGTH:
+        errors.add(line, f"{what} is longer than {MAX_ID_LENGTH} characters")
+        return False
+    return True
+
+
+def claim_id(
+    value: str,
+    noun: str,
+    line: int,
+    seen: dict[str, int],
+    errors: LineErrors,
+    existing: set[str] = frozenset(),
+) -> bool:
+    """Whether ``value`` is new to the project and the file; records it as seen."""
+    if value in existing:
+        errors.add(line, f"{noun} {value!r} already exists in this project")
+        return False
+    if value in seen:
+        errors.add(line, f"{noun} {value!r} repeats line {seen[value]}")
+        return False
+    seen[value] = line
+    return True
+
+
+def json_value(value, line: int, name: str, errors: LineErrors):
+    """CSV/XLSX cells hold lists and objects as JSON text."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            errors.add(line, f"{name} is not valid JSON")
+            return None
+    return value
+
+
+def whole(value, line: int, name: str, errors: LineErrors) -> int | None:
+    number = whole_number(value)
+    if number is None:
+        errors.add(line, not_whole(name, value))
+    return number
+
+
+def flush(model, batch: list, *, force: bool = False) -> None:
+    if batch and (force or len(batch) >= BATCH):
+        model.objects.bulk_create(batch, batch_size=BATCH)
+        batch.clear()

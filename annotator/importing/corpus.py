@@ -1,0 +1,276 @@
+"""Importing documents, queries and chunkings: every line checked, all or nothing.
+
+Each importer takes numbered rows (``formats.rows``), validates every one, and inserts
+in batches inside one transaction; if any line is bad, the transaction is rolled back
+and ``FileRejected`` lists every problem by line number, so nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from django.db import transaction
+from django.db.models.functions import Length
+
+from formats import BadLine, FileRejected, LineErrors, first_id
+
+from ..models import Chunk, Chunking, Document, Project, Query
+from .common import (
+    ImportResult,
+    Rows,
+    Tick,
+    as_text,
+    check_id,
+    claim_id,
+    flush,
+    json_value,
+    whole,
+)
+
+PAGE_SEPARATOR = "\n\n"
+
+# --- documents -------------------------------------------------------------------------
+
+DOCUMENT_FIELDS = {"doc_id", "id", "title", "text", "pages", "metadata"}
+
+
+def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> ImportResult:
+    errors = LineErrors()
+    existing = set(project.documents.values_list("doc_id", flat=True))
+    seen: dict[str, int] = {}
+    batch: list[Document] = []
+    created = 0
+    with transaction.atomic():
+        for line, row in rows:
+            if tick:
+                tick()
+            if isinstance(row, BadLine):
+                errors.add(line, row.message)
+                continue
+            doc_id = first_id(row, ("doc_id", "id"))
+            if not check_id(doc_id, "doc_id", line, errors):
+                continue
+            if not claim_id(doc_id, "document", line, seen, errors, existing):
+                continue
+            pages = json_value(row.get("pages"), line, "pages", errors)
+            page_starts: list[int] = []
+            if pages is not None:
+                if not isinstance(pages, list) or not all(isinstance(p, str) for p in pages):
+                    errors.add(line, "pages must be a list of page texts")
+                    continue
+                if row.get("text") not in (None, ""):
+                    errors.add(line, "give either text or pages, not both")
+                    continue
+                offset = 0
+                for page in pages:
+                    page_starts.append(offset)
+                    offset += len(page) + len(PAGE_SEPARATOR)
+                text = PAGE_SEPARATOR.join(pages)
+            else:
+                text = as_text(row.get("text"))
+            metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
+            if not isinstance(metadata, dict):
+                errors.add(line, "metadata must be an object")
+                continue
+            metadata = {
+                **metadata,
+                **{k: v for k, v in row.items() if k not in DOCUMENT_FIELDS},
+            }
+            title = as_text(row.get("title"))
+            if len(title) > 1000:
+                errors.add(line, "title is longer than 1000 characters")
+                continue
+            if errors:
+                continue  # keep validating, stop writing
+            batch.append(
+                Document(
+                    project=project,
+                    doc_id=doc_id,
+                    title=title,
+                    text=text,
+                    metadata=metadata,
+                    page_starts=page_starts,
+                )
+            )
+            created += 1
+            flush(Document, batch)
+        if not seen and not errors:
+            errors.add(0, "the file holds no documents")
+        errors.raise_if_any()
+        flush(Document, batch, force=True)
+    return ImportResult("documents", created)
+
+
+# --- queries ---------------------------------------------------------------------------
+
+QUERY_FIELDS = {"qid", "id", "text", "query", "reference_answer", "answer", "tags", "metadata"}
+
+
+def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> ImportResult:
+    errors = LineErrors()
+    existing = set(project.queries.values_list("qid", flat=True))
+    seen: dict[str, int] = {}
+    batch: list[Query] = []
+    created = 0
+    with transaction.atomic():
+        for line, row in rows:
+            if tick:
+                tick()
+            if isinstance(row, BadLine):
+                errors.add(line, row.message)
+                continue
+            qid = first_id(row, ("qid", "id"))
+            if not check_id(qid, "qid", line, errors):
+                continue
+            if not claim_id(qid, "query", line, seen, errors, existing):
+                continue
+            text = as_text(row.get("text", row.get("query"))).strip()
+            if not text:
+                errors.add(line, "missing query text")
+                continue
+            tags = json_value(row.get("tags", []), line, "tags", errors)
+            if isinstance(tags, str):
+                tags = [t.strip() for t in tags.split(",") if t.strip()]
+            if not isinstance(tags, list):
+                errors.add(line, "tags must be a list")
+                continue
+            metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
+            if not isinstance(metadata, dict):
+                errors.add(line, "metadata must be an object")
+                continue
+            metadata = {**metadata, **{k: v for k, v in row.items() if k not in QUERY_FIELDS}}
+            if errors:
+                continue
+            batch.append(
+                Query(
+                    project=project,
+                    qid=qid,
+                    text=text,
+                    reference_answer=as_text(row.get("reference_answer", row.get("answer"))),
+                    tags=[str(t) for t in tags],
+                    metadata=metadata,
+                )
+            )
+            created += 1
+            flush(Query, batch)
+        if not seen and not errors:
+            errors.add(0, "the file holds no queries")
+        errors.raise_if_any()
+        flush(Query, batch, force=True)
+    return ImportResult("queries", created)
+
+
+# --- chunks ----------------------------------------------------------------------------
+
+
+def locate(text: str, chunk_text: str, hint: int = 0) -> tuple[int, int] | None:
+    """Where ``chunk_text`` occurs in ``text``: exact match first (from ``hint``, then
+    anywhere), else a match tolerant of whitespace differences. Half-open offsets."""
+    needle = chunk_text.strip()
+    if not needle:
+        return None
+    for start_at in (hint, 0):
+        position = text.find(needle, start_at)
+        if position >= 0:
+            return position, position + len(needle)
+    pattern = r"\s+".join(re.escape(token) for token in needle.split())
+    match = re.compile(pattern).search(text, hint) or re.compile(pattern).search(text)
+    if match:
+        return match.start(), match.end()
+    return None
+
+
+def import_chunks(
+    project: Project,
+    rows: Rows,
+    *,
+    chunking: str,
+    parameters: dict | None = None,
+    tick: Tick = None,
+) -> ImportResult:
+    errors = LineErrors()
+    if not chunking or len(chunking) > 200:
+        raise FileRejected(["a chunking needs a name of 1–200 characters"])
+    if Chunking.objects.filter(project=project, name=chunking).exists():
+        raise FileRejected([f"chunking {chunking!r} already exists in this project"])
+    documents = {
+        doc_id: (pk, length)
+        for doc_id, pk, length in project.documents.annotate(length=Length("text"))
+        .values_list("doc_id", "pk", "length")
+        .iterator()
+    }
+
+    @lru_cache(maxsize=16)
+    def text_of(pk: int) -> str:
+        return Document.objects.values_list("text", flat=True).get(pk=pk)
+
+    seen: dict[str, int] = {}
+    batch: list[Chunk] = []
+    last_end: dict[int, int] = {}
+    created = 0
+    with transaction.atomic():
+        chunking_obj = Chunking.objects.create(
+            project=project,
+            name=chunking,
+            parameters=parameters or {},
+        )
+        for line, row in rows:
+            if tick:
+                tick()
+            if isinstance(row, BadLine):
+                errors.add(line, row.message)
+                continue
+            chunk_id = first_id(row, ("chunk_id", "id"))
+            doc_id = first_id(row, ("doc_id", "docid", "document"))
+            if not check_id(chunk_id, "chunk_id", line, errors) or not check_id(
+                doc_id, "doc_id", line, errors
+            ):
+                continue
+            if not claim_id(chunk_id, "chunk", line, seen, errors):
+                continue
+            document = documents.get(doc_id)
+            if document is None:
+                errors.add(line, f"unknown document {doc_id!r}")
+                continue
+            doc_pk, length = document
+            if row.get("start") not in (None, "") or row.get("end") not in (None, ""):
+                start = whole(row.get("start"), line, "start", errors)
+                end = whole(row.get("end"), line, "end", errors)
+                if start is None or end is None:
+                    continue
+                if not 0 <= start < end <= length:
+                    errors.add(
+                        line,
+                        f"span [{start}, {end}) is not inside document {doc_id!r} "
+                        f"(length {length})",
+                    )
+                    continue
+            elif row.get("text") not in (None, ""):
+                found = locate(text_of(doc_pk), as_text(row["text"]), last_end.get(doc_pk, 0))
+                if found is None:
+                    errors.add(line, f"chunk text not found in document {doc_id!r}")
+                    continue
+                start, end = found
+            else:
+                errors.add(line, "give start and end, or the chunk text")
+                continue
+            last_end[doc_pk] = start
+            if errors:
+                continue
+            batch.append(
+                Chunk(
+                    chunking=chunking_obj,
+                    chunk_id=chunk_id,
+                    document_id=doc_pk,
+                    start=start,
+                    end=end,
+                )
+            )
+            created += 1
+            flush(Chunk, batch)
+        if not seen and not errors:
+            errors.add(0, "the file holds no chunks")
+        errors.raise_if_any()
+        flush(Chunk, batch, force=True)
+    return ImportResult("chunks", created, detail=chunking)

@@ -1,0 +1,184 @@
+"""Run and qrels files as arrays, fast, with every bad line named.
+
+Formats (see the README): TREC run ``qid Q0 docid rank score tag``, TREC qrels
+``qid iteration docid grade``, JSONL runs ``{"qid", "retrieved": [...], "scores": [...]}``,
+JSONL gold lines ``{"qid", "gold_evidence": [...], "rel_map": {id: grade}}``, and CSV or
+XLSX tables of the same columns. TREC files are read by ``trec`` (vectorised); the others
+row by row through ``rows`` and ``records``, so every format obeys the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import FileRejected, LineErrors
+from .files import check_file, detect_format, read_bytes
+from .ids import as_bytes, factorize
+from .records import judgments, repeated, results
+from .rows import RowSource
+from .trec import trec_columns
+
+RUN_FORMATS = ("trec", "jsonl", "csv", "xlsx")
+QRELS_FORMATS = ("qrels", "jsonl", "csv", "xlsx")
+PROGRESS_EVERY = 1000
+Progress = Callable[[float], None] | None
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Rows of a run: query ``qids[query[i]]`` retrieved ``items[item[i]]`` with ``score[i]``
+    on line ``line[i]``, in file order.
+
+    ``qids`` and ``items`` are the sorted distinct ids (UTF-8 bytes), so code order is
+    id order."""
+
+    qids: np.ndarray
+    items: np.ndarray
+    query: np.ndarray
+    item: np.ndarray
+    score: np.ndarray
+    line: np.ndarray
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Rows of qrels: query ``qids[query[i]]`` judged ``items[item[i]]`` with ``grade[i]``."""
+
+    qids: np.ndarray
+    items: np.ndarray
+    query: np.ndarray
+    item: np.ndarray
+    grade: np.ndarray
+    line: np.ndarray
+
+
+def read_run(
+    path: Path | str,
+    fmt: str | None = None,
+    *,
+    errors: LineErrors | None = None,
+    max_bytes: int | None = None,
+    progress: Progress = None,
+) -> Ranked:
+    """A run file as arrays. Bad lines (and a repeated item within a query) raise
+    ``FileRejected``; given ``errors``, they are added there and left out instead, so the
+    caller can report them with its own checks."""
+    path = Path(path)
+    try:
+        fmt = _format(path, fmt, RUN_FORMATS, "trec", "a run")
+        check_file(path, max_bytes)
+        collected = LineErrors() if errors is None else errors
+        if fmt == "trec":
+            (qid, _q0, item, _rank, score, _tag), line = trec_columns(
+                path, read_bytes(path), "trec", collected
+            )
+        else:
+            source = RowSource(path, fmt)
+            found = list(results(_reporting(source, progress), fmt, collected))
+            qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
+            score = np.array([r[3] for r in found], dtype=np.float64)
+            line = np.array([r[0] for r in found], dtype=np.int64)
+        finite = np.isfinite(score)
+        if not finite.all():
+            bad = np.flatnonzero(~finite)
+            collected.add_each(
+                line[bad], lambda i: f"score must be a finite number, not {float(score[bad[i]])}"
+            )
+            qid, item, score, line = qid[finite], item[finite], score[finite], line[finite]
+        qids, query = factorize(qid)
+        items, item_code = factorize(item)
+        keep = _first_of_each_pair(qids, items, query, item_code, line, collected)
+        if not line.size and not collected:
+            collected.add(0, "the file holds no results")
+        if errors is None:
+            collected.raise_if_any()
+    except FileRejected as rejected:
+        rejected.source = rejected.source or path.name
+        raise
+    if progress is not None:
+        progress(1.0)
+    return Ranked(qids, items, query[keep], item_code[keep], score[keep], line[keep])
+
+
+def read_qrels(
+    path: Path | str,
+    fmt: str | None = None,
+    *,
+    errors: LineErrors | None = None,
+    max_bytes: int | None = None,
+) -> Judged:
+    """A qrels file (TREC, JSONL gold lines, CSV or XLSX) as arrays; a repeated
+    (qid, item) is a bad line. ``errors`` as for ``read_run``."""
+    path = Path(path)
+    try:
+        fmt = _format(path, fmt, QRELS_FORMATS, "qrels", "qrels")
+        check_file(path, max_bytes)
+        collected = LineErrors() if errors is None else errors
+        if fmt == "qrels":
+            (qid, _iteration, item, grade), line = trec_columns(
+                path, read_bytes(path), "qrels", collected
+            )
+        else:
+            found = list(judgments(RowSource(path, fmt), collected))
+            qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
+            grade = np.array([r[3] for r in found], dtype=np.int64)
+            line = np.array([r[0] for r in found], dtype=np.int64)
+        qids, query = factorize(qid)
+        items, item_code = factorize(item)
+        keep = _first_of_each_pair(qids, items, query, item_code, line, collected)
+        if not line.size and not collected:
+            collected.add(0, "the file holds no labels")
+        if errors is None:
+            collected.raise_if_any()
+    except FileRejected as rejected:
+        rejected.source = rejected.source or path.name
+        raise
+    return Judged(qids, items, query[keep], item_code[keep], grade[keep], line[keep])
+
+
+def _format(path: Path, fmt: str | None, allowed: tuple[str, ...], default: str, what: str):
+    fmt = detect_format(path, fmt, default=default)
+    if fmt not in allowed:
+        raise FileRejected([f"{what} cannot be read from {fmt}; use {', '.join(allowed)}"])
+    return fmt
+
+
+def _reporting(source: RowSource, progress: Progress) -> Iterator:
+    """The source's rows, telling ``progress`` how far through the file they are."""
+    if progress is None:
+        yield from source
+        return
+    for count, numbered in enumerate(source, start=1):
+        if count % PROGRESS_EVERY == 0:
+            progress(source.fraction())
+        yield numbered
+
+
+def _first_of_each_pair(qids, items, query, item, line, errors: LineErrors) -> np.ndarray:
+    """Which rows to keep: a repeated (query, item) pair is a bad line naming the first."""
+    keep = np.ones(query.size, dtype=bool)
+    if query.size < 2:
+        return keep
+    key = query * max(items.size, 1) + item
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not same.size:
+        return keep
+    again = order[same + 1]
+    # The first line of each repeated pair: walk back to the start of its group.
+    group_start = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1]])
+    first = order[group_start[np.searchsorted(group_start, same + 1, side="right") - 1]]
+    keep[again] = False
+    by_line = np.argsort(line[again], kind="stable")
+    again, first = again[by_line], first[by_line]
+    errors.add_each(
+        line[again],
+        lambda i: repeated(
+            qids[query[again[i]]].decode(), items[item[again[i]]].decode(), int(line[first[i]])
+        ),
+    )
+    return keep

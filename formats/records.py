@@ -1,0 +1,166 @@
+"""What rows mean: cell values, retrieval results and judgments, each rule worded once.
+
+Rows come from ``rows`` (any format); these generators turn them into typed records and
+send every problem, by line, to a ``LineErrors``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .errors import BadLine, LineErrors
+from .rows import Rows
+
+ITEM_COLUMNS = ("docid", "doc_id", "chunk_id", "item", "id")
+_WHOLE = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def cell_text(value) -> str:
+    """A cell as an id or text: 12.0 → "12", strings stripped of outer space."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def first_id(row: dict, names: tuple[str, ...]) -> str | None:
+    """The id under the first of ``names`` the row fills in, as text."""
+    for name in names:
+        value = row.get(name)
+        if value not in (None, ""):
+            return cell_text(value)
+    return None
+
+
+def whole_number(value) -> int | None:
+    """An integer written as one (a JSON integer or a string of digits); else None.
+
+    2.0 and true are not whole numbers here; a spreadsheet's whole-valued cells already
+    arrive as integers (``rows``)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _WHOLE.fullmatch(value):
+        return int(value)
+    return None
+
+
+def number(value) -> float | None:
+    """A number, or text that reads as one; else None (true is not a number)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def not_whole(name: str, value) -> str:
+    return f"{name} must be a whole number, not {value!r}"
+
+
+def not_number(name: str, value) -> str:
+    return f"{name} {value!r} is not a number"
+
+
+def repeated(qid: str, item: str, first: int) -> str:
+    """The one wording of a (query, item) pair that a file gives twice."""
+    return f"item {item!r} appears again for query {qid!r} (first on line {first})"
+
+
+def results(rows: Rows, fmt: str, errors: LineErrors) -> Iterator[tuple[int, str, str, float]]:
+    """(line, qid, item id, score) of run rows: JSONL lines ``{"qid", "retrieved",
+    "scores"?}`` (without scores the list order is the ranking), and TREC, CSV or XLSX
+    rows with a qid, an id column and a score (or a rank: a lower rank scores higher)."""
+    for line, row in rows:
+        if isinstance(row, BadLine):
+            errors.add(line, row.message)
+        elif fmt == "jsonl":
+            yield from _listed_results(line, row, errors)
+        else:
+            yield from _table_result(line, row, errors)
+
+
+def _listed_results(line: int, row: dict, errors: LineErrors):
+    if "qid" not in row or "retrieved" not in row:
+        errors.add(line, 'expected an object with "qid" and "retrieved"')
+        return
+    retrieved, scores = row["retrieved"], row.get("scores")
+    if not isinstance(retrieved, list):
+        errors.add(line, '"retrieved" must be a list of ids')
+        return
+    if scores is None:
+        scores = list(range(len(retrieved), 0, -1))
+    if not isinstance(scores, list) or len(scores) != len(retrieved):
+        errors.add(line, '"scores" must be a list as long as "retrieved"')
+        return
+    qid = cell_text(row["qid"])
+    for item, raw in zip(retrieved, scores, strict=True):
+        score = number(raw)
+        if score is None:
+            errors.add(line, not_number("score", raw))
+        else:
+            yield line, qid, cell_text(item), score
+
+
+def _table_result(line: int, row: dict, errors: LineErrors):
+    item = first_id(row, ITEM_COLUMNS)
+    if row.get("qid") in (None, "") or item is None:
+        errors.add(line, "each row needs a qid and an id (docid or chunk_id)")
+        return
+    if row.get("score") not in (None, ""):
+        score = number(row["score"])
+        if score is None:
+            errors.add(line, not_number("score", row["score"]))
+            return
+    elif row.get("rank") not in (None, ""):
+        rank = number(row["rank"])
+        if rank is None:
+            errors.add(line, not_number("rank", row["rank"]))
+            return
+        score = -rank
+    else:
+        errors.add(line, "each row needs a score or a rank")
+        return
+    yield line, cell_text(row["qid"]), item, score
+
+
+def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, int]]:
+    """(line, qid, item id, grade) of qrels rows, CSV/XLSX rows (qid, an id column, grade)
+    and JSONL gold lines ``{"qid", "gold_evidence": [...], "rel_map": {id: grade}}``
+    (evidence without a rel_map grade counts 1)."""
+    for line, row in rows:
+        if isinstance(row, BadLine):
+            errors.add(line, row.message)
+            continue
+        qid = first_id(row, ("qid", "query_id"))
+        if qid is None:
+            errors.add(line, "missing qid")
+            continue
+        if "gold_evidence" in row or "rel_map" in row:
+            rel_map = row.get("rel_map") or {}
+            evidence = row.get("gold_evidence") or []
+            if not isinstance(rel_map, dict) or not isinstance(evidence, list):
+                errors.add(line, "gold_evidence must be a list and rel_map an object")
+                continue
+            grades = {cell_text(item): 1 for item in evidence}
+            for item, raw in rel_map.items():
+                grade = whole_number(raw)
+                if grade is None:
+                    errors.add(line, not_whole(f"grade of {item!r}", raw))
+                else:
+                    grades[cell_text(item)] = grade
+            for item, grade in grades.items():
+                yield line, qid, item, grade
+            continue
+        item = first_id(row, ITEM_COLUMNS)
+        if item is None:
+            errors.add(line, "missing item id (docid or chunk_id)")
+            continue
+        raw = row.get("grade", row.get("relevance"))
+        grade = whole_number(raw)
+        if grade is None:
+            errors.add(line, not_whole("grade", raw))
+        else:
+            yield line, qid, item, grade

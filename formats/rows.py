@@ -1,0 +1,186 @@
+"""Numbered rows of JSONL, CSV, XLSX and TREC files, streamed, bad lines named.
+
+Every reader yields ``(line_number, row)`` where ``row`` is a dict of column → value, or
+a ``BadLine`` saying what is wrong with that line. Files are streamed, never read whole.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from .errors import BadLine, FileRejected
+from .files import FORMATS, open_text
+
+Row = dict | BadLine
+Rows = Iterable[tuple[int, Row]]
+
+# The whitespace-separated TREC formats: their columns, and the ones a row keeps.
+TREC_COLUMNS = {
+    "trec": ("qid", "Q0", "docid", "rank", "score", "tag"),
+    "qrels": ("qid", "iteration", "docid", "grade"),
+}
+TREC_KEPT = {"trec": ("qid", "docid", "rank", "score"), "qrels": ("qid", "docid", "grade")}
+
+
+def wrong_columns(fmt: str, found: int) -> str:
+    """The one wording of a TREC line with the wrong number of columns."""
+    columns = TREC_COLUMNS[fmt]
+    return f"expected {len(columns)} columns '{' '.join(columns)}', found {found}"
+
+
+class RowSource:
+    """The numbered rows of one file, with how far through the file the reading is.
+
+    ``required``: columns a CSV or XLSX header must name (else line 1 is reported)."""
+
+    def __init__(self, path: Path | str, fmt: str, *, required: tuple[str, ...] = ()):
+        if fmt not in FORMATS:
+            raise FileRejected([f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"])
+        self.path = Path(path)
+        self.fmt = fmt
+        self.required = required
+        self._handle = None
+        self._xlsx_position = (0, 1)
+
+    def __iter__(self) -> Iterator[tuple[int, Row]]:
+        if self.fmt == "xlsx":
+            yield from self._xlsx_rows()
+            return
+        with open_text(self.path) as handle:
+            self._handle = handle
+            try:
+                if self.fmt == "jsonl":
+                    yield from jsonl_rows(handle)
+                elif self.fmt == "csv":
+                    yield from self._csv_rows(handle)
+                else:
+                    yield from trec_rows(handle, self.fmt)
+            finally:
+                self._handle = None
+
+    def fraction(self) -> float:
+        """Share of the file read so far (0..1), for progress bars."""
+        if self.fmt == "xlsx":
+            done, total = self._xlsx_position
+            return min(1.0, done / max(total, 1))
+        if self._handle is None:
+            return 0.0
+        size = self.path.stat().st_size or 1
+        return min(1.0, self._handle.buffer.tell() / size)
+
+    def _lacking(self, header: list[str]) -> BadLine | None:
+        missing = [column for column in self.required if column not in header]
+        return BadLine(f"the header lacks {', '.join(missing)}") if missing else None
+
+    def _csv_rows(self, handle) -> Iterator[tuple[int, Row]]:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            yield 1, BadLine(f"malformed CSV header ({error})")
+            return
+        header = [h.strip() for h in header]
+        if lacking := self._lacking(header):
+            yield 1, lacking
+            return
+        while True:
+            try:
+                values = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as error:
+                yield reader.line_num, BadLine(f"malformed CSV ({error})")
+                return
+            if not any(v.strip() for v in values):
+                continue
+            if len(values) > len(header):
+                message = f"{len(values)} values but the header has {len(header)} columns"
+                yield reader.line_num, BadLine(message)
+                continue
+            yield (
+                reader.line_num,
+                {column: value for column, value in zip(header, values, strict=False) if value},
+            )
+
+    def _xlsx_rows(self) -> Iterator[tuple[int, Row]]:
+        import openpyxl
+
+        try:
+            workbook = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
+        except (zipfile.BadZipFile, KeyError, OSError, ValueError):
+            raise FileRejected(["the file is not an Excel workbook (.xlsx)"]) from None
+        try:
+            sheet = workbook.worksheets[0]
+            rows = sheet.iter_rows(values_only=True)
+            header = next(rows, None)
+            if header is None:
+                return
+            header = [str(h).strip() if h is not None else "" for h in header]
+            if lacking := self._lacking(header):
+                yield 1, lacking
+                return
+            total = sheet.max_row or 1
+            for number, values in enumerate(rows, start=2):
+                self._xlsx_position = (number, total)
+                if all(v is None or str(v).strip() == "" for v in values):
+                    continue
+                if any(v not in (None, "") for v in values[len(header) :]):
+                    yield number, BadLine("values in columns without a header")
+                    continue
+                yield (
+                    number,
+                    {
+                        column: _spreadsheet_value(value)
+                        for column, value in zip(header, values, strict=False)
+                        if column and value is not None and value != ""
+                    },
+                )
+        finally:
+            workbook.close()
+
+
+def read_rows(path: Path | str, fmt: str, **options) -> Iterator[tuple[int, Row]]:
+    return iter(RowSource(path, fmt, **options))
+
+
+def jsonl_rows(lines: Iterable[str]) -> Iterator[tuple[int, Row]]:
+    """The one JSON Lines reader: each non-blank line must hold one JSON object."""
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as error:
+            yield number, BadLine(f"malformed JSON ({error.msg}, column {error.colno})")
+            continue
+        if not isinstance(row, dict):
+            yield number, BadLine("expected a JSON object {...}")
+            continue
+        yield number, row
+
+
+def trec_rows(lines: Iterable[str], fmt: str) -> Iterator[tuple[int, Row]]:
+    """Whitespace-separated TREC run or qrels lines as rows of their kept columns."""
+    columns, kept = TREC_COLUMNS[fmt], TREC_KEPT[fmt]
+    positions = [columns.index(name) for name in kept]
+    for number, raw in enumerate(lines, start=1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != len(columns):
+            yield number, BadLine(wrong_columns(fmt, len(parts)))
+            continue
+        yield number, {name: parts[p] for name, p in zip(kept, positions, strict=True)}
+
+
+def _spreadsheet_value(value):
+    """A spreadsheet has no integer type: a whole-valued number cell is an integer."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

@@ -6,10 +6,11 @@ deduplicated. Which runs exist is asked of a *ranking source*: a function
     source(query: Query, chunking: Chunking | None) -> list[Sequence[int]]
 
 returning, for that query, the ranked chunk primary keys of each run (best first; one
-sequence per run; ``chunking`` set means "only runs over this chunking"). The default
-source reads the ``metrics`` app's chunk-level runs when that app provides a ``Run``
-model. Another source can be plugged in with the ``ASSAY_POOL_SOURCE`` setting (a dotted
-path) or ``set_ranking_source()``.
+sequence per run; ``chunking`` set means "only runs over this chunking"). The pool takes
+each ranking as given and never ranks itself. The app that stores runs registers its
+source at start-up (``register_ranking_source``; the ``metrics`` app does, so this app
+never imports it). Another source can be plugged in with the ``ASSAY_POOL_SOURCE``
+setting (a dotted path) or ``set_ranking_source()``.
 
 When no run has results for the query, the pool comes from the project's own full-text
 search over the chunks of a chunking (the annotator's choice, else the project's first),
@@ -22,11 +23,8 @@ a shuffle that is stable per annotator, by a hash of (annotator id, query id, ch
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
 
@@ -35,54 +33,15 @@ from .search import search
 
 RankingSource = Callable[[Query, "Chunking | None"], list[Sequence[int]]]
 
-_CACHE_RUNS = 32
-_run_cache: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
-_run_cache_lock = threading.Lock()
+_registered_source: RankingSource | None = None
 _source_override: RankingSource | None = None
 
 
-def _ordered_run(run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(distinct query pks, start offsets, items) with each query's items best first.
-
-    Order within a query: score descending, then item id descending (as the metrics
-    engine orders a run). Cached per run version, so a run's blob is read once.
-    """
-    key = (run.pk, run.n_results, run.n_queries, run.created_at)
-    with _run_cache_lock:
-        if key in _run_cache:
-            _run_cache.move_to_end(key)
-            return _run_cache[key]
-    full = type(run).objects.only("results", "n_results").get(pk=run.pk)
-    query_pk, item_pk, score = full.get_results()
-    order = np.lexsort((-item_pk, -score, query_pk))
-    queries, items = query_pk[order], item_pk[order]
-    distinct, starts = np.unique(queries, return_index=True)
-    value = (distinct, np.append(starts, len(queries)), items)
-    with _run_cache_lock:
-        _run_cache[key] = value
-        while len(_run_cache) > _CACHE_RUNS:
-            _run_cache.popitem(last=False)
-    return value
-
-
-def run_rankings(query: Query, chunking: Chunking | None = None) -> list[Sequence[int]]:
-    """Ranked chunk pks of the query in every chunk-level run of its project."""
-    try:
-        from metrics.models import Run
-    except ImportError:  # the metrics app is optional for labelling
-        return []
-    runs = Run.objects.filter(project_id=query.project_id, level="chunk").only(
-        "pk", "n_results", "n_queries", "created_at"
-    )
-    if chunking is not None:
-        runs = runs.filter(chunking=chunking)
-    rankings: list[Sequence[int]] = []
-    for run in runs.order_by("pk"):
-        distinct, starts, items = _ordered_run(run)
-        i = int(np.searchsorted(distinct, query.pk))
-        if i < len(distinct) and distinct[i] == query.pk:
-            rankings.append(items[starts[i] : starts[i + 1]].tolist())
-    return rankings
+def register_ranking_source(source: RankingSource) -> None:
+    """Make ``source`` the pool's ranking source; the app that stores runs calls this once
+    at start-up (``metrics`` registers its runs, each in stored trec_eval order)."""
+    global _registered_source
+    _registered_source = source
 
 
 def set_ranking_source(source: RankingSource | None) -> None:
@@ -91,11 +50,17 @@ def set_ranking_source(source: RankingSource | None) -> None:
     _source_override = source
 
 
+def _no_runs(query: Query, chunking: Chunking | None) -> list[Sequence[int]]:
+    return []
+
+
 def ranking_source() -> RankingSource:
     if _source_override is not None:
         return _source_override
     path = getattr(settings, "ASSAY_POOL_SOURCE", None)
-    return import_string(path) if path else run_rankings
+    if path:
+        return import_string(path)
+    return _registered_source or _no_runs
 
 
 def candidate_chunk_ids(query: Query, depth: int, *, chunking: Chunking | None = None) -> list[int]:

@@ -26,7 +26,7 @@ from gold.export import FORMATS, build_export, render_export
 from gold.forms import ExportForm
 from gold.models import GoldSet
 from gold.units import levels
-from metrics.evaluation import can_evaluate, dashboard_measures, evaluate_run
+from metrics.evaluation import can_evaluate, evaluate_run
 from metrics.forms import DashboardForm
 from metrics.models import Run
 from metrics.run_import import import_run
@@ -135,27 +135,23 @@ def upload_run(request, slug: str):
 def run_metrics(request, slug: str, pk: int):
     """Means and per-query values of a run: ``?level=&k=&gold=live|<id>&mapping=``."""
     project, _membership = get_project_for_user(request, slug)
-    run = get_object_or_404(Run, project=project, pk=pk)
+    run = get_object_or_404(Run.objects.without_results(), project=project, pk=pk)
     form = DashboardForm(request.GET, project=project)
     if not form.is_valid():
         return JsonResponse({"error": "bad parameters", "fields": form.errors}, status=400)
-    data = form.cleaned_data
-    if not can_evaluate(run, data["level"]):
+    if not can_evaluate(run, form.cleaned_data["level"]):
         return JsonResponse({"error": "this run cannot be evaluated at that level"}, status=400)
-    from metrics.evaluation import load_gold
-
-    gold = load_gold(project, data["level"], gold_set=data["gold"], mapping=data["mapping"])
-    names = [name for name, _label in dashboard_measures(data["k"])]
-    scores = evaluate_run(run, gold, names)
+    setting = form.setting()
+    scores = evaluate_run(run, setting.gold, setting.names)
     return JsonResponse(
         {
             "run": run.name,
-            "level": data["level"],
-            "gold": gold.description,
-            "mean": {n: scores.mean(n) for n in names},
+            "level": setting.level,
+            "gold": setting.gold.description,
+            "mean": {n: scores.mean(n) for n in setting.names},
             "per_query": {
-                qid: {n: float(scores.values[n][i]) for n in names}
-                for i, qid in enumerate(gold.qids)
+                qid: {n: float(scores.values[n][i]) for n in setting.names}
+                for i, qid in enumerate(setting.gold.qids)
             },
         }
     )

@@ -7,10 +7,13 @@ class MetricsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The import page offers retrieval runs through annotator's registry, so
-        # annotator never imports metrics.
+        # The import page offers retrieval runs and the labelling pool draws on stored
+        # runs through annotator's registries, so annotator never imports metrics.
         from annotator.importing import register_kind
+        from annotator.pool import register_ranking_source
 
+        from .rankings import pool_rankings
         from .run_import import RUN_KIND
 
         register_kind(RUN_KIND)
+        register_ranking_source(pool_rankings)

@@ -1,11 +1,17 @@
+"""Parameters of the metric pages: the evaluation setting and a drill-down grade."""
+
 from __future__ import annotations
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from annotator.assignments import clamp_seconds
 from gold.forms import MAPPING_CHOICES
 from gold.units import levels
+from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
+
+from .evaluation import EvaluationSetting, evaluation_setting
 
 
 class DashboardForm(forms.Form):
@@ -19,6 +25,7 @@ class DashboardForm(forms.Form):
     tag = forms.CharField(required=False, max_length=200)
     sort = forms.CharField(required=False, max_length=40)
     desc = forms.BooleanField(required=False)
+    other = forms.IntegerField(required=False, min_value=1)  # a drill-down's second run
 
     def __init__(self, data, *, project):
         super().__init__(data)
@@ -47,20 +54,35 @@ class DashboardForm(forms.Form):
     def clean_mapping(self):
         return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
 
-    def query_string(self) -> str:
-        from urllib.parse import urlencode
-
+    def setting(self) -> EvaluationSetting:
+        """The evaluation setting the parameters name (gold grades loaded); once valid."""
         data = self.cleaned_data
-        return urlencode(
-            {
-                "gold": data["gold"].pk if data["gold"] else "live",
-                "level": data["level"],
-                "k": data["k"],
-                "mapping": str(data["mapping"]),
-            }
+        return evaluation_setting(
+            self.project,
+            level=data["level"],
+            k=data["k"],
+            gold_set=data["gold"],
+            mapping=data["mapping"],
         )
 
 
 class JudgeForm(forms.Form):
+    """A grade given in the drill-down, with the seconds spent (as the labelling screen
+    reports them)."""
+
     unit = forms.IntegerField(min_value=0)
-    grade = forms.IntegerField(min_value=0, max_value=3)
+    grade = forms.IntegerField(min_value=MIN_GRADE, max_value=MAX_GRADE)
+    elapsed = forms.CharField(required=False, max_length=40)
+
+    def clean_elapsed(self) -> float:
+        return clamp_seconds(self.cleaned_data["elapsed"])
+
+
+class MetricsExportForm(DashboardForm):
+    """A metrics export: means per run, or per-query values of one ``run``."""
+
+    format = forms.ChoiceField(required=False, choices=[("csv", "CSV"), ("xlsx", "Excel")])
+    run = forms.IntegerField(required=False, min_value=1)
+
+    def clean_format(self) -> str:
+        return self.cleaned_data["format"] or "csv"

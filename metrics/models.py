@@ -3,8 +3,8 @@
 Dashboards evaluate whole runs at once with numpy, so the natural unit of storage is the
 run: three parallel arrays (query pk, item pk, score) packed into one compressed blob.
 A 1,000,000-line run is then one row, loads in milliseconds and never needs a per-result
-SQL query. Their order carries no meaning: the metrics engine orders each query's
-results itself (score descending, then item id descending, as trec_eval does).
+SQL query. Rows are stored in trec_eval's order (query, score descending, then item id
+descending in byte order), ranked once on the way in; ``metrics.rankings`` serves them.
 """
 
 from __future__ import annotations
@@ -72,33 +72,19 @@ class Run(models.Model):
         return self.name
 
     def set_results(self, query_pk: np.ndarray, item_pk: np.ndarray, score: np.ndarray) -> None:
-        """Store the three parallel arrays (already validated), in trec_eval's rank order:
-        query, score descending, item id descending — so evaluations need not sort again."""
+        """Store the three parallel arrays (already validated) in trec_eval's rank order
+        (``rankings.storage_order``), the order every reader of the run takes."""
+        from .rankings import storage_order  # it reads this module's Run
+
         query_pk = np.asarray(query_pk, dtype=np.int64)
         item_pk = np.asarray(item_pk, dtype=np.int64)
         score = np.asarray(score, dtype=np.float64)
-        order = np.lexsort((-self._id_rank(item_pk), -score, query_pk))
+        order = storage_order(self, query_pk, item_pk, score)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, query=query_pk[order], item=item_pk[order], score=score[order])
         self.results = buffer.getvalue()
         self.n_results = len(query_pk)
         self.n_queries = len(np.unique(query_pk))
-
-    def _id_rank(self, item_pk: np.ndarray) -> np.ndarray:
-        """Each item's position in the id string order of its chunking (or documents)."""
-        from annotator.models import Chunk, Document
-
-        if self.chunking_id is not None:
-            rows = Chunk.objects.filter(chunking_id=self.chunking_id).values_list("pk", "chunk_id")
-        else:
-            rows = Document.objects.filter(project_id=self.project_id).values_list("pk", "doc_id")
-        rows = sorted(rows, key=lambda row: row[1].encode())
-        pks = np.array([pk for pk, _id in rows], dtype=np.int64)  # index = id string rank
-        if pks.size == 0:
-            return np.zeros(item_pk.size, dtype=np.int64)
-        by_pk = np.argsort(pks)
-        position = np.minimum(np.searchsorted(pks[by_pk], item_pk), pks.size - 1)
-        return by_pk[position]
 
     def get_results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(query pk, item pk, score) arrays; item pk is a Chunk or Document pk by level."""

@@ -1,18 +1,22 @@
 from django.urls import path
 
-from . import views
+from . import file_views, views
 
 app_name = "metrics"
 
 urlpatterns = [
     path("p/<slug:slug>/metrics/", views.dashboard, name="dashboard"),
-    path("p/<slug:slug>/metrics/chart.svg", views.dashboard_chart, name="dashboard_chart"),
-    path("p/<slug:slug>/metrics/export/", views.export_metrics, name="export"),
-    path("p/<slug:slug>/metrics/qrels/", views.qrels_file, name="qrels_file"),
+    path("p/<slug:slug>/metrics/chart.svg", file_views.dashboard_chart, name="dashboard_chart"),
+    path("p/<slug:slug>/metrics/export/", file_views.export_metrics, name="export"),
+    path("p/<slug:slug>/metrics/qrels/", file_views.qrels_file, name="qrels_file"),
     path("p/<slug:slug>/metrics/compare/", views.compare, name="compare"),
     path("p/<slug:slug>/runs/<int:pk>/", views.run_detail, name="run_detail"),
-    path("p/<slug:slug>/runs/<int:pk>/file/", views.run_file, name="run_file"),
-    path("p/<slug:slug>/runs/<int:pk>/histogram.svg", views.run_histogram, name="run_histogram"),
+    path("p/<slug:slug>/runs/<int:pk>/file/", file_views.run_file, name="run_file"),
+    path(
+        "p/<slug:slug>/runs/<int:pk>/histogram.svg",
+        file_views.run_histogram,
+        name="run_histogram",
+    ),
     path("p/<slug:slug>/runs/<int:pk>/q/<int:query_pk>/", views.run_query, name="run_query"),
     path("p/<slug:slug>/runs/<int:pk>/q/<int:query_pk>/judge/", views.judge, name="judge"),
 ]

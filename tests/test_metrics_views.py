@@ -262,3 +262,31 @@ def test_exports(login, personas, bench):
     assert chart["Content-Disposition"].endswith('.svg"')
     assert b"dense &lt;b&gt;" in chart.content
     assert client.get(url("export", format="pdf")).status_code == 400
+
+
+def test_drilldown_grade_records_the_seconds_spent(login, personas, bench):
+    from annotator.assignments import MAX_STEP_SECONDS
+    from annotator.models import JudgmentHistory
+
+    client = login(personas["annotator"])
+    run, query = bench["runs"][0], bench["queries"][0]
+    judge = url("judge", run.pk, query.pk, level="halves", k=3)
+    # Units are the chunks in pk order; grade 3 must be a change for each one used.
+    units = [
+        index
+        for index, chunk in enumerate(bench["chunks"])
+        if not Judgment.objects.filter(
+            query=query, annotator=personas["annotator"], chunk=chunk, grade=3
+        ).exists()
+    ]
+    for unit, elapsed, expected in zip(
+        units, ["12.5", "1e9", "x"], [12.5, MAX_STEP_SECONDS, None], strict=False
+    ):
+        response = client.post(judge, {"unit": unit, "grade": 3, "elapsed": elapsed})
+        assert response.status_code == 200
+        history = JudgmentHistory.objects.filter(query=query).latest("pk")
+        assert history.chunk_id == bench["chunks"][unit].chunk_id and history.new_grade == 3
+        timing = getattr(history, "timing", None)
+        assert (timing.seconds if timing else None) == expected
+    page = client.get(url("run_query", run.pk, query.pk, level="halves"))
+    assert b"data-timed" in page.content  # the browser sends `elapsed` with each grade

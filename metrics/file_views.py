@@ -1,0 +1,129 @@
+"""Metric downloads: metric tables (CSV, XLSX), TREC run and qrels files, SVG charts."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from annotator.access import get_project_for_user
+from web.downloads import attachment
+from web.spreadsheets import csv_text, xlsx_bytes
+
+from . import charts, reports
+from .access import get_run_for_user, project_run
+from .evaluation import EvaluationSetting, can_evaluate, qrels_lines, run_lines
+from .forms import DashboardForm, MetricsExportForm
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+TEXT = "text/plain; charset=utf-8"
+SVG = "image/svg+xml; charset=utf-8"
+
+
+def _run_means(rows: list[dict], setting: EvaluationSetting) -> tuple[list, list[list]]:
+    header = [
+        "run",
+        "level",
+        "gold",
+        *(label for _name, label in setting.measures),
+        "low/high (95 % bootstrap) per measure",
+    ]
+    table = [
+        [
+            row["run"].name,
+            setting.level,
+            setting.gold.description["gold"],
+            *(c["mean"] for c in row["cells"]),
+            "; ".join(
+                f"{c['label']} {c['low']:.4f}–{c['high']:.4f}"
+                for c in row["cells"]
+                if c["low"] is not None
+            ),
+        ]
+        for row in rows
+    ]
+    return header, table
+
+
+@login_required
+@require_GET
+def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
+    """Means per run, or per-query values (with ``run``), as CSV or XLSX."""
+    project, _membership = get_project_for_user(request, slug)
+    form = MetricsExportForm(request.GET, project=project)
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("Bad export parameters."))
+    setting, data = form.setting(), form.cleaned_data
+    if data["run"]:
+        run = project_run(project, data["run"])
+        if not can_evaluate(run, setting.level):
+            return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
+        _scores, rows = reports.per_query(run, setting)
+        header = ["qid", "query", *(label for _name, label in setting.measures)]
+        table = [
+            [r["query"].qid, r["query"].text, *(r["values"][n] for n in setting.names)]
+            for r in rows
+        ]
+        filename = f"{project.slug}-{run.name}-per-query"
+    else:
+        header, table = _run_means(reports.run_rows(project, setting), setting)
+        filename = f"{project.slug}-runs"
+    if data["format"] == "csv":
+        return attachment(csv_text(header, table), "text/csv; charset=utf-8", f"{filename}.csv")
+    return attachment(xlsx_bytes({"metrics": (header, table)}), XLSX, f"{filename}.xlsx")
+
+
+@login_required
+@require_GET
+def dashboard_chart(request: HttpRequest, slug: str) -> HttpResponse:
+    """The dashboard's bar chart as an SVG file."""
+    project, _membership = get_project_for_user(request, slug)
+    form = DashboardForm(request.GET, project=project)
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("Bad dashboard parameters."))
+    setting = form.setting()
+    rows = reports.run_rows(project, setting)
+    svg, label = reports.bar_chart(rows, setting, form.cleaned_data["chart"])
+    return attachment(svg, SVG, f"{project.slug}-{label}.svg")
+
+
+@login_required
+@require_GET
+def run_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The run as a TREC file at the chosen level, in its ranking (what `evaluate` reads)."""
+    project, _membership, run = get_run_for_user(request, slug, pk)
+    form = DashboardForm(request.GET, project=project)
+    if not form.is_valid() or not can_evaluate(run, form.cleaned_data["level"]):
+        return HttpResponseBadRequest(_("Bad parameters."))
+    setting = form.setting()
+    content = "\n".join(run_lines(run, setting.gold)) + "\n"
+    return attachment(content, TEXT, f"{run.name}-{setting.level}.run")
+
+
+@login_required
+@require_GET
+def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
+    """The gold grades of the dashboard setting as TREC qrels."""
+    project, _membership = get_project_for_user(request, slug)
+    form = DashboardForm(request.GET, project=project)
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("Bad parameters."))
+    setting = form.setting()
+    content = "\n".join(qrels_lines(setting.gold)) + "\n"
+    return attachment(content, TEXT, f"{project.slug}-{setting.level}.qrels")
+
+
+@login_required
+@require_GET
+def run_histogram(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The run page's histogram of one measure's per-query values as an SVG file."""
+    project, _membership, run = get_run_for_user(request, slug, pk)
+    form = DashboardForm(request.GET, project=project)
+    if not form.is_valid() or not can_evaluate(run, form.cleaned_data["level"]):
+        return HttpResponseBadRequest(_("Bad parameters."))
+    setting = form.setting()
+    _scores, rows = reports.per_query(run, setting)
+    name, label = setting.measure(form.cleaned_data["sort"])
+    svg = charts.histogram(f"{label} per query · {run.name}", [r["values"][name] for r in rows])
+    return attachment(svg, SVG, f"{run.name}-{label}.svg")

@@ -1,0 +1,232 @@
+"""A run's results in trec_eval order, ranked once and cached: what every reader of a run takes.
+
+A run is stored in trec_eval's order (``Run.set_results`` → ``storage_order``): query,
+score descending, then item id descending in byte order. Readers never sort again:
+
+- the labelling pool (``pool_rankings``, registered with ``annotator.pool`` at start-up)
+  reads the stored order;
+- the dashboards, drill-down and run files read ``ranked_run``: the run at an evaluation
+  level. At the run's own level that is the stored order; a chunk run lifted to documents
+  or pages keeps each unit's best chunk score and is ranked once at that level.
+
+Everything derived here is kept in one per-process cache bounded by bytes
+(``ASSAY_RUN_CACHE_MB``). Runs never change once imported and units are keyed by their
+fingerprint, so nothing cached is ever stale.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+
+from annotator.models import Chunk, Chunking, Document, Query
+from gold.units import DOCUMENTS, PAGES, Units
+from numerics.id_order import byte_order_codes
+from numerics.measures import rank_order
+
+from .models import Run, RunLevel
+
+
+class LevelMismatch(ValueError):
+    pass
+
+
+class ArrayCache:
+    """A small per-process LRU cache of derived arrays, bounded by their total bytes."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key, compute: Callable):
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
+        value = compute()
+        size = getattr(value, "nbytes", 0)
+        with self._lock:
+            if key not in self._items and size <= self.max_bytes:
+                self._items[key] = (value, size)
+                self._bytes += size
+                while self._bytes > self.max_bytes:
+                    _old, (_value, old_size) = self._items.popitem(last=False)
+                    self._bytes -= old_size
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+
+cache = ArrayCache(settings.ASSAY_RUN_CACHE_BYTES)
+
+
+def lookup(sorted_keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of ``values`` in ``sorted_keys`` (unique) and whether each is present.
+
+    Database ids are nearly contiguous, so when their span is small a dense table maps
+    each id to its position in one gather (much faster than a binary search per value).
+    """
+    values = np.asarray(values, dtype=np.int64)
+    if sorted_keys.size == 0:
+        return np.zeros(values.size, dtype=np.int64), np.zeros(values.size, dtype=bool)
+    low, high = int(sorted_keys[0]), int(sorted_keys[-1])
+    if high - low <= 8 * sorted_keys.size + 1024:
+        table = np.full(high - low + 2, -1, dtype=np.int64)  # last slot: out of range
+        table[sorted_keys - low] = np.arange(sorted_keys.size)
+        offset = values - low
+        offset[(offset < 0) | (offset > high - low)] = high - low + 1
+        position = table[offset]
+        known = position >= 0
+        return np.where(known, position, 0), known
+    position = np.minimum(np.searchsorted(sorted_keys, values), sorted_keys.size - 1)
+    return position, sorted_keys[position] == values
+
+
+def unit_codes(units: Units) -> np.ndarray:
+    """Unit index → code whose order is the unit ids' byte order (trec_eval's); cached."""
+
+    def compute() -> np.ndarray:
+        code = byte_order_codes(units.ids)
+        code.flags.writeable = False
+        return code
+
+    return cache.get(("code", units.fingerprint), compute)
+
+
+def storage_order(run: Run, query_pk, item_pk, score) -> np.ndarray:
+    """Row order in which ``run`` stores its results: ``rank_order`` with the items' ids
+    in byte order (items unknown to the run's chunking or documents tie below all)."""
+    if run.chunking_id is not None:
+        rows = Chunk.objects.filter(chunking_id=run.chunking_id).values_list("pk", "chunk_id")
+    else:
+        rows = Document.objects.filter(project_id=run.project_id).values_list("pk", "doc_id")
+    rows = list(rows)
+    pks = np.array([pk for pk, _id in rows], dtype=np.int64)
+    codes = byte_order_codes([item_id for _pk, item_id in rows])
+    by_pk = np.argsort(pks)
+    position, known = lookup(pks[by_pk], item_pk)
+    item_code = np.where(known, codes[by_pk][position] if pks.size else 0, -1)
+    return rank_order(query_pk, item_code, score)
+
+
+@dataclass(frozen=True)
+class RankedRun:
+    """A run's rows in trec_eval order: grouped by query (ascending), best first."""
+
+    query: np.ndarray  # each query pk once, ascending
+    bounds: np.ndarray  # the rows of query[i] are bounds[i]:bounds[i + 1]
+    item: np.ndarray  # stored item pk, or unit index at an evaluation level
+    score: np.ndarray
+
+    @classmethod
+    def from_rows(cls, query: np.ndarray, item: np.ndarray, score: np.ndarray) -> RankedRun:
+        """From rows already in rank order."""
+        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if query.size else []
+        bounds = np.append(np.asarray(starts, dtype=np.int64), query.size)
+        return cls(query[bounds[:-1]], bounds, item, score)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.query, self.bounds, self.item, self.score))
+
+    @property
+    def row_query(self) -> np.ndarray:
+        """The query pk of every row."""
+        return np.repeat(self.query, np.diff(self.bounds))
+
+    def rows(self, query_pk: int) -> slice:
+        """The rows of one query (empty when the run did not retrieve for it)."""
+        i = int(np.searchsorted(self.query, query_pk))
+        if i < self.query.size and self.query[i] == query_pk:
+            return slice(int(self.bounds[i]), int(self.bounds[i + 1]))
+        return slice(0, 0)
+
+
+def _version(run: Run) -> tuple:
+    return (run.pk, run.n_results, run.n_queries, run.created_at)
+
+
+def stored_ranking(run: Run) -> RankedRun:
+    """The run as stored (items are Chunk or Document pks), grouped by query; cached."""
+
+    def compute() -> RankedRun:
+        return RankedRun.from_rows(*run.get_results())
+
+    return cache.get(("stored", *_version(run)), compute)
+
+
+def can_evaluate(run: Run, level: str) -> bool:
+    if run.level == RunLevel.DOCUMENT:
+        return level == DOCUMENTS
+    return level in (DOCUMENTS, PAGES) or (run.chunking is not None and run.chunking.name == level)
+
+
+def ranked_run(run: Run, units: Units) -> RankedRun:
+    """The run at the units' level, items as unit indices, in trec_eval order; cached.
+
+    - a chunk run at its own chunking's level, or a document run at document level: the
+      stored order (results whose item is no longer a unit are left out);
+    - a chunk run at document (or page) level: each chunk stands for its document (or the
+      page holding its first character) and a unit's score is its best chunk's score —
+      the usual way to judge a chunk retriever by the documents it surfaces.
+    """
+    if not can_evaluate(run, units.level):
+        raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
+    return cache.get(("ranked", *_version(run), units.fingerprint), lambda: _rank(run, units))
+
+
+def _rank(run: Run, units: Units) -> RankedRun:
+    query, item, score = run.get_results()
+    if run.level == RunLevel.DOCUMENT or run.chunking.name == units.level:
+        position, known = lookup(units.pk, item)  # units are ordered by pk
+        return RankedRun.from_rows(query[known], position[known], score[known])
+    chunks = np.array(
+        list(
+            Chunk.objects.filter(chunking=run.chunking)
+            .order_by("pk")
+            .values_list("pk", "document_id", "start")
+        ),
+        dtype=np.int64,
+    ).reshape(-1, 3)
+    row, known = lookup(chunks[:, 0], item)
+    query, score, row = query[known], score[known], row[known]
+    document, start = chunks[row, 1], chunks[row, 2]
+    if units.level == DOCUMENTS:
+        unit = np.searchsorted(units.pk, document)
+    else:  # the page holding the chunk's first character
+        key_units = units.document * (2**31) + units.start
+        unit = np.searchsorted(key_units, document * (2**31) + start, side="right") - 1
+    # Stored rows are ranked, so a (query, unit)'s first row holds its best score.
+    query_index = np.cumsum(np.r_[False, query[1:] != query[:-1]])
+    _keys, first = np.unique(query_index * len(units.ids) + unit, return_index=True)
+    first.sort()
+    query, unit, score = query[first], unit[first], score[first]
+    order = rank_order(query, unit_codes(units)[unit], score)
+    return RankedRun.from_rows(query[order], unit[order], score[order])
+
+
+def pool_rankings(query: Query, chunking: Chunking | None = None) -> list[Sequence[int]]:
+    """The labelling pool's ranking source: for every chunk-level run of the query's
+    project (over ``chunking`` when given), the query's chunk pks in stored order."""
+    runs = Run.objects.filter(project_id=query.project_id, level=RunLevel.CHUNK).only(
+        "pk", "n_results", "n_queries", "created_at"
+    )
+    if chunking is not None:
+        runs = runs.filter(chunking=chunking)
+    rankings: list[Sequence[int]] = []
+    for run in runs.order_by("pk"):
+        ranking = stored_ranking(run)
+        rows = ranking.rows(query.pk)
+        if rows.stop > rows.start:
+            rankings.append(ranking.item[rows].tolist())
+    return rankings

@@ -1,0 +1,146 @@
+"""One ranking of a run: the stored order, the labelling pool and the drill-down agree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from annotator import pool
+from annotator.models import Chunk
+from metrics.models import Run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_pool_breaks_ties_by_id_in_byte_order_not_by_creation(personas, corpus):
+    # Created d9 then d10: pk order puts d10 last, byte order puts "d9" after "d10", so
+    # trec_eval (id descending) ranks d9 first. The pool must show the stored ranking.
+    chunking, document, query = corpus["chunking"], corpus["document"], corpus["query"]
+    d9, d10 = (
+        Chunk.objects.create(chunking=chunking, chunk_id=cid, document=document, start=0, end=5)
+        for cid in ("d9", "d10")
+    )
+    run = Run(project=personas["project"], name="tie", level="chunk", chunking=chunking)
+    run.set_results([query.pk, query.pk], [d9.pk, d10.pk], [1.0, 1.0])
+    run.save()
+    _query, item, _score = Run.objects.get(pk=run.pk).get_results()
+    assert item.tolist() == [d9.pk, d10.pk]
+    assert pool.candidate_chunk_ids(query, 2) == [d9.pk, d10.pk]
+    assert pool.candidate_chunk_ids(query, 1) == [d9.pk]
+
+
+def test_the_pool_reads_runs_through_the_source_metrics_registers():
+    import ast
+    from pathlib import Path
+
+    from metrics.rankings import pool_rankings
+
+    tree = ast.parse(Path(pool.__file__).read_text())
+    imported = {
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        + [alias.name for alias in node.names]
+    }
+    assert not any(name.split(".")[0] in ("metrics", "gold") for name in imported)
+    assert pool.ranking_source() is pool_rankings  # registered at start-up
+
+
+# Ids created in an order that differs from their byte order, so pk order ≠ id order.
+DOC_IDS = ["d9", "d10", "d2", "d100", "d1"]
+CHUNK_SUFFIXES = ["#9", "#10", "#2"]
+
+
+@pytest.fixture
+def shuffled_ids(personas):
+    from annotator.models import Chunking, Document
+
+    project = personas["project"]
+    chunking = Chunking.objects.create(project=project, name="c")
+    chunks = []
+    for doc_id in DOC_IDS:
+        document = Document.objects.create(project=project, doc_id=doc_id, text="x" * 30)
+        for n, suffix in enumerate(CHUNK_SUFFIXES):
+            chunks.append(
+                Chunk.objects.create(
+                    chunking=chunking,
+                    chunk_id=doc_id + suffix,
+                    document=document,
+                    start=10 * n,
+                    end=10 * n + 10,
+                )
+            )
+    return {"project": project, "chunking": chunking, "chunks": chunks, "made": [0]}
+
+
+def _expected(rows: list[tuple[int, str, float]]) -> list[str]:
+    """Ids of one query's rows as ``rank_order`` ranks them, ids coded in byte order."""
+    from numerics.measures import rank_order
+
+    code = {i: n for n, i in enumerate(sorted({r[1] for r in rows}, key=str.encode))}
+    order = rank_order(
+        np.zeros(len(rows)), np.array([code[r[1]] for r in rows]), [r[2] for r in rows]
+    )
+    return [rows[i][1] for i in order]
+
+
+rows_strategy = st.lists(
+    st.tuples(
+        st.integers(0, 2),  # query
+        st.integers(0, len(DOC_IDS) * len(CHUNK_SUFFIXES) - 1),  # chunk
+        st.sampled_from([0.0, 0.5, 1.0]),  # few scores: many ties
+    ),
+    min_size=1,
+    max_size=40,
+    unique_by=lambda row: (row[0], row[1]),
+)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rows=rows_strategy, shuffle=st.randoms(use_true_random=False))
+def test_pool_drilldown_and_stored_order_agree_with_rank_order(shuffled_ids, rows, shuffle):
+    from annotator.models import Query
+    from metrics.evaluation import evaluation_setting
+    from metrics.reports import ranking
+
+    project, chunks = shuffled_ids["project"], shuffled_ids["chunks"]
+    shuffled_ids["made"][0] += 1
+    made = shuffled_ids["made"][0]
+    # Fresh queries per example: no other run holds them, so the pool is this run's.
+    queries = [Query.objects.create(project=project, qid=f"{made}-{n}", text="t") for n in range(3)]
+    shuffle.shuffle(rows)  # the input order must not matter
+    run = Run(project=project, name=f"r{made}", level="chunk", chunking=shuffled_ids["chunking"])
+    run.set_results(
+        [queries[q].pk for q, _c, _s in rows],
+        [chunks[c].pk for _q, c, _s in rows],
+        [s for *_x, s in rows],
+    )
+    run.save()
+    stored_query, stored_item, _score = Run.objects.get(pk=run.pk).get_results()
+    chunk_id = {c.pk: c.chunk_id for c in chunks}
+    by_id = {c.chunk_id: c for c in chunks}
+    at_chunks = evaluation_setting(project, level="c")
+    at_documents = evaluation_setting(project, level="documents")
+    for n, query in enumerate(queries):
+        mine = [(n, chunks[c].chunk_id, s) for q, c, s in rows if q == n]
+        if not mine:
+            continue
+        expected = _expected(mine)
+        stored = [chunk_id[i] for i in stored_item[stored_query == query.pk].tolist()]
+        assert stored == expected
+        pool_ids = pool.candidate_chunk_ids(query, len(mine))
+        assert [chunk_id[pk] for pk in pool_ids] == expected
+        items, _info = ranking(run, query, at_chunks, depth=len(mine))
+        assert [item["id"] for item in items] == expected
+        # Lifted to documents: each document's best chunk score, ranked once there.
+        best: dict[str, float] = {}
+        for _n, cid, score in mine:
+            doc_id = by_id[cid].document.doc_id
+            best[doc_id] = max(best.get(doc_id, score), score)
+        items, _info = ranking(run, query, at_documents, depth=len(best))
+        assert [item["id"] for item in items] == _expected([(n, d, s) for d, s in best.items()])

@@ -14,9 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DJANGO_SIDE = ("annotator", "api", "config", "demo", "gold", "metrics", "web")
 PACKAGES = (*DJANGO_SIDE, "bench", "formats", "numerics")
-# The labelling pool still finds its runs by importing metrics lazily; it moves to a
-# registration made by the metrics app, as the import page's "run" kind did.
-ANNOTATOR_EXCEPTIONS = {"annotator/pool.py"}
 
 
 def imports(path: Path) -> set[str]:
@@ -44,7 +41,6 @@ def test_annotator_imports_neither_metrics_nor_gold():
     wrong = {
         name: sorted(i for i in found if i.split(".")[0] in ("metrics", "gold"))
         for name, found in modules("annotator")
-        if name not in ANNOTATOR_EXCEPTIONS
     }
     assert {name: found for name, found in wrong.items() if found} == {}
 

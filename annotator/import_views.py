@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods
+
+from web.htmx import for_htmx
 
 from .access import get_project_for_user
 from .forms import ImportForm
@@ -20,7 +24,7 @@ def _get_job_for_user(request, slug: str, job_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def import_upload(request, slug: str):
+def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug, Role.OWNER)
     form = ImportForm(request.POST or None, request.FILES or None, project=project)
     if request.method == "POST" and form.is_valid():
@@ -39,7 +43,7 @@ def import_upload(request, slug: str):
         return redirect("annotator:import_status", slug=project.slug, job_id=job.pk)
     jobs = project.import_jobs.select_related("created_by")[:20]
     status = 400 if request.method == "POST" else 200
-    return render(
+    return TemplateResponse(
         request,
         "annotator/import_upload.html",
         {"project": project, "membership": membership, "form": form, "jobs": jobs},
@@ -47,9 +51,10 @@ def import_upload(request, slug: str):
     )
 
 
+@for_htmx("annotator/partials/import_progress.html")
 @login_required
 @require_GET
-def import_status(request, slug: str, job_id: int):
+def import_status(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     project, membership, job = _get_job_for_user(request, slug, job_id)
     context = {
         "project": project,
@@ -58,6 +63,4 @@ def import_status(request, slug: str, job_id: int):
         "percent": read_progress(job),
         "running": job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),
     }
-    if request.htmx:
-        return render(request, "annotator/partials/import_progress.html", context)
-    return render(request, "annotator/import_status.html", context)
+    return TemplateResponse(request, "annotator/import_status.html", context)

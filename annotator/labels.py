@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from numerics.grades import check_grade
 
@@ -37,6 +38,13 @@ class Evidence:
         return cls(Granularity.CHUNK, chunk.document, chunk.start, chunk.end, chunk)
 
     @classmethod
+    def of_label(cls, judgment: Judgment) -> Evidence:
+        """The evidence an existing label is attached to."""
+        return cls(
+            judgment.granularity, judgment.document, judgment.start, judgment.end, judgment.chunk
+        )
+
+    @classmethod
     def for_document(cls, document: Document) -> Evidence:
         return cls(Granularity.DOCUMENT, document, 0, len(document.text))
 
@@ -65,6 +73,77 @@ class Evidence:
             "start": self.start,
             "end": self.end,
         }
+
+
+class EvidenceError(ValueError):
+    """A label form names evidence that cannot be labelled; ``status`` is the HTTP answer."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def own_label(query: Query, annotator, pk: int | None) -> Judgment | None:
+    """One of the annotator's own labels on this query (anybody else's is not found)."""
+    return (
+        Judgment.objects.of(query, annotator)
+        .select_related("document", "chunk")
+        .defer("document__text", "document__metadata")
+        .filter(pk=pk)
+        .first()
+    )
+
+
+def evidence_named(*, query: Query, annotator, data: dict) -> Evidence:
+    """The evidence a label form names: an own label, a chunk, a page, a passage or a document.
+
+    ``data`` holds ``judgment``, or ``chunk``, or ``document`` with ``granularity`` (and
+    ``page``, or ``start``/``end`` with the selected ``text``). Objects outside the query's
+    project are not found (status 404); a selection that no longer matches the document's
+    text is a conflict (409), so a stale page cannot label the wrong characters.
+    """
+    project_id = query.project_id
+    if data.get("judgment"):
+        judgment = own_label(query, annotator, data["judgment"])
+        if judgment is None:
+            raise EvidenceError("No such label", 404)
+        return Evidence.of_label(judgment)
+    if data.get("chunk"):
+        chunk = (
+            Chunk.objects.select_related("document")
+            .defer("document__text", "document__metadata")
+            .filter(pk=data["chunk"])
+            .first()
+        )
+        if chunk is None or chunk.document.project_id != project_id:
+            raise EvidenceError("No such chunk", 404)
+        return Evidence.for_chunk(chunk)
+    document = Document.objects.filter(pk=data.get("document"), project_id=project_id).first()
+    if document is None:
+        raise EvidenceError("No such document", 404)
+    granularity = data.get("granularity")
+    if granularity == Granularity.DOCUMENT:
+        return Evidence.for_document(document)
+    if granularity == Granularity.PAGE:
+        if not data.get("page"):
+            raise EvidenceError(_("Which page?"))
+        try:
+            return Evidence.for_page(document, data["page"])
+        except ValueError:
+            raise EvidenceError(_("That part is not in the document.")) from None
+    start, end = data.get("start"), data.get("end")
+    if start is None or end is None:
+        raise EvidenceError(_("Select some text first."))
+    try:
+        evidence = Evidence.for_passage(document, start, end)
+    except ValueError:
+        raise EvidenceError(_("That part is not in the document.")) from None
+    expected = data.get("text")
+    if expected and expected != document.text[start:end].replace("\x00", "\ufffd"):
+        raise EvidenceError(
+            _("The selection does not match the document's text; reload the page."), 409
+        )
+    return evidence
 
 
 def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) -> JudgmentHistory:

@@ -9,10 +9,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
+
+from web.htmx import for_htmx
 
 from .access import get_project_for_user, sees_all_labels
 from .forms import ListFilterForm, MemberAddForm, MemberRoleForm, ProjectSettingsForm
@@ -21,33 +24,28 @@ from .models import Chunking, Document, Judgment, Membership, Project, Query, Ro
 PAGE_SIZE = 50
 
 
-def _list_filters(request):
+def _list_filters(request: HttpRequest) -> dict | None:
     form = ListFilterForm(request.GET)
     if not form.is_valid():
         return None
     return form.cleaned_data
 
 
-def _render_list(request, template: str, partial: str, context: dict):
-    """Full page, or only the table for htmx requests (search-as-you-type, paging)."""
-    return render(request, partial if request.htmx else template, context)
-
-
 @login_required
 @require_GET
-def project_list(request):
+def project_list(request: HttpRequest) -> HttpResponse:
     projects = Project.objects.for_user(request.user).annotate(
         n_documents=Count("documents", distinct=True),
         n_queries=Count("queries", distinct=True),
     )
     roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
     rows = [(p, roles.get(p.pk)) for p in projects]
-    return render(request, "annotator/project_list.html", {"rows": rows})
+    return TemplateResponse(request, "annotator/project_list.html", {"rows": rows})
 
 
 @login_required
 @require_GET
-def project_detail(request, slug: str):
+def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     chunkings = project.chunkings.annotate(n_chunks=Count("chunks"))
     judgments = Judgment.objects.visible_to(membership)
@@ -61,12 +59,12 @@ def project_detail(request, slug: str):
         "n_members": project.memberships.filter(is_pseudo=False).count(),
         "sees_all": sees_all_labels(membership),
     }
-    return render(request, "annotator/project_detail.html", context)
+    return TemplateResponse(request, "annotator/project_detail.html", context)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def members(request, slug: str):
+def members(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug, Role.OWNER)
     form = MemberAddForm()
     if request.method == "POST":
@@ -109,12 +107,12 @@ def members(request, slug: str):
         "form": form,
         "roles": Role.choices,
     }
-    return render(request, "annotator/members.html", context)
+    return TemplateResponse(request, "annotator/members.html", context)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def project_settings(request, slug: str):
+def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug, Role.OWNER)
     form = ProjectSettingsForm(request.POST or None, instance=project)
     if request.method == "POST" and form.is_valid():
@@ -122,12 +120,14 @@ def project_settings(request, slug: str):
         messages.success(request, _("Settings saved."))
         return redirect("annotator:project_settings", slug=slug)
     context = {"project": project, "membership": membership, "form": form}
-    return render(request, "annotator/project_settings.html", context)
+    return TemplateResponse(request, "annotator/project_settings.html", context)
 
 
+@for_htmx("annotator/partials/document_table.html")
 @login_required
 @require_GET
-def document_list(request, slug: str):
+def document_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The project's documents, filtered as you type; htmx requests get the table alone."""
     project, membership = get_project_for_user(request, slug)
     filters = _list_filters(request)
     if filters is None:
@@ -139,14 +139,12 @@ def document_list(request, slug: str):
         )
     page = Paginator(documents, PAGE_SIZE).get_page(filters["page"] or 1)
     context = {"project": project, "membership": membership, "page": page, "q": filters["q"]}
-    return _render_list(
-        request, "annotator/document_list.html", "annotator/partials/document_table.html", context
-    )
+    return TemplateResponse(request, "annotator/document_list.html", context)
 
 
 @login_required
 @require_GET
-def document_detail(request, slug: str, pk: int):
+def document_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     document = get_object_or_404(Document, project=project, pk=pk)
     pages = [
@@ -161,12 +159,14 @@ def document_detail(request, slug: str, pk: int):
         "has_pages": bool(document.page_starts),
         "metadata": sorted(document.metadata.items()),
     }
-    return render(request, "annotator/document_detail.html", context)
+    return TemplateResponse(request, "annotator/document_detail.html", context)
 
 
+@for_htmx("annotator/partials/query_table.html")
 @login_required
 @require_GET
-def query_list(request, slug: str):
+def query_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The project's queries, filtered as you type; htmx requests get the table alone."""
     project, membership = get_project_for_user(request, slug)
     filters = _list_filters(request)
     if filters is None:
@@ -176,14 +176,12 @@ def query_list(request, slug: str):
         queries = queries.filter(Q(qid__icontains=filters["q"]) | Q(text__icontains=filters["q"]))
     page = Paginator(queries, PAGE_SIZE).get_page(filters["page"] or 1)
     context = {"project": project, "membership": membership, "page": page, "q": filters["q"]}
-    return _render_list(
-        request, "annotator/query_list.html", "annotator/partials/query_table.html", context
-    )
+    return TemplateResponse(request, "annotator/query_list.html", context)
 
 
 @login_required
 @require_GET
-def query_detail(request, slug: str, pk: int):
+def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     query = get_object_or_404(Query, project=project, pk=pk)
     judgments = (
@@ -200,15 +198,15 @@ def query_detail(request, slug: str, pk: int):
         "grade_labels": dict(project.grade_labels),
         "sees_all": sees_all_labels(membership),
     }
-    return render(request, "annotator/query_detail.html", context)
+    return TemplateResponse(request, "annotator/query_detail.html", context)
 
 
 @login_required
 @require_GET
-def chunking_list(request, slug: str):
+def chunking_list(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     chunkings = Chunking.objects.filter(project=project).annotate(
         n_chunks=Count("chunks"), n_documents=Count("chunks__document", distinct=True)
     )
     context = {"project": project, "membership": membership, "chunkings": chunkings}
-    return render(request, "annotator/chunking_list.html", context)
+    return TemplateResponse(request, "annotator/chunking_list.html", context)

@@ -279,7 +279,7 @@ def measure(data: dict, rng: random.Random) -> dict:
         chunk_pk = rng.choice(data["pools"][query_pk])
         return client.post(
             reverse("annotator:label_query_judge", args=[slug, query_pk]),
-            {"chunk": chunk_pk, "grade": rng.randint(0, 3), "slot": "cand", "elapsed": "2.5"},
+            {"chunk": chunk_pk, "grade": rng.randint(0, 3), "elapsed": "2.5"},
             HTTP_HX_REQUEST="true",
         )
 

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from annotator.labelling_views import Mark, render_segments, view_spans
+from annotator.labelling.segments import Mark, render_segments, view_spans
 from annotator.labels import Evidence, change_label
 from annotator.models import Document, Judgment, JudgmentHistory, Query
 
@@ -128,16 +128,16 @@ def test_grade_a_chinese_passage_with_exact_offsets(login, personas, zh):
         end=end,
         text=TEXT[start:end],
         grade=3,
-        slot="doc",
-        view_page=2,
     )
     assert response.status_code == 200, response.content
     judgment = Judgment.objects.get()
     assert (judgment.granularity, judgment.start, judgment.end) == ("passage", start, end)
     assert TEXT[judgment.start : judgment.end] == "升力来自压力差。𠀋𠀌 Lift"
-    body = response.content.decode()
+    assert "Saved" in response.content.decode()
+    assert response["HX-Trigger"]  # the document view hears it and fetches itself again:
+    body = client.get(doc_url(zh, page=2), HTTP_HX_REQUEST="true").content.decode()
     assert body.startswith('<div class="doc-toolbar"')  # the document view partial
-    assert 'class="seg hl g3"' in body and "Saved" in body
+    assert 'class="seg hl g3"' in body
     parsed = segments_of(body)
     marked = "".join(t for _, t, cls in parsed.segments if "hl g3" in cls)
     assert marked == TEXT[start:end]
@@ -178,10 +178,10 @@ def test_passages_outside_the_text_are_400(login, personas, zh, span):
 
 def test_grade_a_page_and_the_whole_document(login, personas, zh):
     client = login(personas["annotator"])
-    assert judge(client, zh, granularity="page", page=2, grade=2, slot="doc").status_code == 200
+    assert judge(client, zh, granularity="page", page=2, grade=2).status_code == 200
     assert judge(client, zh, granularity="page", page=3, grade=2).status_code == 400
     assert judge(client, zh, granularity="page", grade=2).status_code == 400
-    assert judge(client, zh, granularity="document", grade=1, slot="doc").status_code == 200
+    assert judge(client, zh, granularity="document", grade=1).status_code == 200
     spans = sorted(Judgment.objects.values_list("granularity", "start", "end", "grade"))
     assert spans == [("document", 0, len(TEXT), 1), ("page", len(PAGE1), len(TEXT), 2)]
     html = client.get(doc_url(zh, page=2)).content.decode()
@@ -205,11 +205,10 @@ def test_existing_evidence_can_be_changed_and_removed_from_the_document(login, p
     judgment = Judgment.objects.get()
     html = client.get(doc_url(zh)).content.decode()
     assert f'id="docev-{judgment.pk}"' in html
-    response = judge(client, zh, judgment=judgment.pk, grade=0, slot="doc", view_page=1)
-    assert response.status_code == 200 and 'class="seg hl g0"' in response.content.decode()
-    response = judge(client, zh, action="delete", judgment=judgment.pk, slot="doc", view_page=1)
-    assert response.status_code == 200
-    assert "hl g" not in response.content.decode()
+    assert judge(client, zh, judgment=judgment.pk, grade=0).status_code == 200
+    assert 'class="seg hl g0"' in client.get(doc_url(zh, page=1)).content.decode()
+    assert judge(client, zh, action="delete", judgment=judgment.pk).status_code == 200
+    assert "hl g" not in client.get(doc_url(zh, page=1)).content.decode()
     assert not Judgment.objects.exists()
     assert JudgmentHistory.objects.count() == 3
 

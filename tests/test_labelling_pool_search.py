@@ -278,7 +278,7 @@ def test_grade_a_document_from_search_results(login, personas, library):
     document = library["chunks"]["zh2"].document
     response = client.post(
         reverse("annotator:label_query_judge", args=["acme", query.pk]),
-        {"granularity": "document", "document": document.pk, "grade": 3, "slot": "docres"},
+        {"granularity": "document", "document": document.pk, "grade": 3},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -46,7 +48,7 @@ def judge_url(corpus, slug="acme"):
 
 
 def grade_chunk(client, corpus, grade, **extra):
-    data = {"chunk": corpus["chunk"].pk, "grade": grade, "slot": "cand", **extra}
+    data = {"chunk": corpus["chunk"].pk, "grade": grade, **extra}
     return client.post(judge_url(corpus), data, HTTP_HX_REQUEST="true")
 
 
@@ -91,7 +93,7 @@ def test_members_read_every_labelling_page(login, personas, corpus, persona):
 
 
 WRITES = {
-    "annotator:label_query_judge": lambda c: {"chunk": c["chunk"].pk, "grade": 2, "slot": "cand"},
+    "annotator:label_query_judge": lambda c: {"chunk": c["chunk"].pk, "grade": 2},
     "annotator:label_query_status": lambda c: {"action": "time", "elapsed": 3},
     "annotator:assign": lambda c: {"scope": "all", "mode": "even", "per_query": 1},
 }
@@ -245,18 +247,27 @@ def test_note_is_saved_with_the_grade(login, personas, corpus):
     assert Judgment.objects.get().note == "机翼 <b>note</b> & more"
 
 
-def test_found_slot_also_refreshes_the_candidate_card(login, personas, corpus):
+def test_every_copy_of_a_card_refreshes_itself_on_the_event(login, personas, corpus):
+    """The save answers with the card alone; the other copy listens and fetches itself."""
     client = login(personas["annotator"])
-    response = client.post(
-        judge_url(corpus),
-        {"chunk": corpus["chunk"].pk, "grade": 1, "slot": "found"},
-        HTTP_HX_REQUEST="true",
-    )
-    body = response.content.decode()
-    assert body.lstrip().startswith(
-        f'<article class="candidate graded" id="found-{corpus["chunk"].pk}"'
-    )
-    assert f'id="cand-{corpus["chunk"].pk}"' in body
+    pk = corpus["chunk"].pk
+    body = grade_chunk(client, corpus, 1).content.decode()
+    assert body.lstrip().startswith('<article class="candidate graded" data-chunk=')
+    assert f'id="cand-{pk}"' not in body and f'id="found-{pk}"' not in body
+    screen = client.get(urls(corpus)["annotator:label_query"]).content.decode()
+    found = client.get(
+        urls(corpus)["annotator:label_query_search"], {"q": "wings"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    listens = f'hx-trigger="labels-changed[detail.chunk=={pk}&&!this.contains(target)] from:body"'
+    for region, html in (("cand", screen), ("found", found)):
+        place = html[html.index(f'id="{region}-{pk}"') :]
+        assert place.index(listens) < place.index("<article"), region
+        assert f'hx-get="{judge_url(corpus)}?chunk={pk}"' in place[: place.index("<article")]
+    # What the other copy fetches is the card as it is now.
+    grade_chunk(client, corpus, 3)
+    card = client.get(judge_url(corpus), {"chunk": pk}, HTTP_HX_REQUEST="true").content.decode()
+    assert card.startswith('<article class="candidate graded"') and 'data-grade="3"' in card
+    assert 'name="slot"' not in screen + found + card
 
 
 def test_judged_candidates_show_their_grade(login, personas, corpus):
@@ -337,9 +348,7 @@ def test_change_and_remove_an_evidence_row(login, personas, corpus):
         grade=1,
     ).judgment
     response = client.post(
-        judge_url(corpus),
-        {"judgment": judgment.pk, "grade": 3, "slot": "row"},
-        HTTP_HX_REQUEST="true",
+        judge_url(corpus), {"judgment": judgment.pk, "grade": 3}, HTTP_HX_REQUEST="true"
     )
     assert response.status_code == 200
     assert (
@@ -350,9 +359,7 @@ def test_change_and_remove_an_evidence_row(login, personas, corpus):
     judgment.refresh_from_db()
     assert judgment.grade == 3
     response = client.post(
-        judge_url(corpus),
-        {"action": "delete", "judgment": judgment.pk, "slot": "row"},
-        HTTP_HX_REQUEST="true",
+        judge_url(corpus), {"action": "delete", "judgment": judgment.pk}, HTTP_HX_REQUEST="true"
     )
     assert response.status_code == 200
     assert 'class="evidence-row"' not in response.content.decode()
@@ -376,10 +383,14 @@ def test_undo_walks_back_through_history(login, personas, corpus):
         judge_url(corpus), {"action": "undo", "history": h2}, HTTP_HX_REQUEST="true"
     )
     assert response.status_code == 200
-    assert "assay:undone" in response["HX-Trigger"]
-    body = response.content.decode()
-    assert f'id="cand-{corpus["chunk"].pk}"' in body and 'hx-swap-oob="true"' in body
+    event = json.loads(response["HX-Trigger"])["labels-changed"]
+    assert event["undone"] == h2 and event["chunk"] == corpus["chunk"].pk
+    assert event["history"] == JudgmentHistory.objects.order_by("-pk")[0].pk
+    body = response.content.decode()  # only the status line: the card refreshes itself
+    assert "<article" not in body and 'hx-swap-oob="true"' in body and "Undone" in body
     assert Judgment.objects.get().grade == 1
+    card = client.get(judge_url(corpus), {"chunk": corpus["chunk"].pk}).content.decode()
+    assert 'data-grade="1"' in card
     client.post(judge_url(corpus), {"action": "undo", "history": h1}, HTTP_HX_REQUEST="true")
     assert not Judgment.objects.exists()  # it was new: undo removes it
     events = list(JudgmentHistory.objects.values_list("event", "old_grade", "new_grade"))
@@ -564,23 +575,23 @@ def test_markup_in_documents_is_text_on_every_labelling_screen(login, personas, 
     assert "Wings &amp; &lt;b&gt;lift&lt;/b&gt;" in body
 
 
-def test_undo_refreshes_the_evidence_list_without_the_cards_on_screen(login, personas, corpus):
+def test_the_evidence_list_refreshes_itself_without_the_cards_on_screen(login, personas, corpus):
+    """The server knows which chunks are candidates: the client does not tell it."""
     client = login(personas["annotator"])
     grade_chunk(client, corpus, 1)
     client.post(
         judge_url(corpus),
-        {"granularity": "document", "document": corpus["document"].pk, "grade": 2, "slot": "row"},
+        {"granularity": "document", "document": corpus["document"].pk, "grade": 2},
         HTTP_HX_REQUEST="true",
     )
     grade_chunk(client, corpus, 3)
     last = JudgmentHistory.objects.order_by("-pk")[0].pk
     response = client.post(
-        judge_url(corpus),
-        {"action": "undo", "history": last, "on_screen": [corpus["chunk"].pk]},
-        HTTP_HX_REQUEST="true",
+        judge_url(corpus), {"action": "undo", "history": last}, HTTP_HX_REQUEST="true"
     )
-    body = response.content.decode()
-    evidence = body[body.index('<section id="my-evidence"') :]
-    assert 'hx-swap-oob="true"' in evidence[:80]
-    assert "Document" in evidence and "Chunk" not in evidence
+    assert json.loads(response["HX-Trigger"])["labels-changed"]["undone"] == last
     assert Judgment.objects.get(granularity="chunk").grade == 1
+    listing = client.get(judge_url(corpus), HTTP_HX_REQUEST="true").content.decode()
+    assert listing.startswith('<section id="my-evidence"')
+    assert "Document" in listing and "Chunk" not in listing
+    assert 'hx-trigger="labels-changed[' in listing and " from:body" in listing

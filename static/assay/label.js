@@ -1,5 +1,7 @@
 // Assay labelling screens: keyboard grading, save feedback, undo, passage selection.
 // Every action is also a plain form, so the screens work (slower) without this file.
+// A save answers with its own fragment and a "labels-changed" event; the other regions
+// of a screen refresh themselves on that event (hx-trigger in the templates).
 (function () {
   "use strict";
 
@@ -110,18 +112,13 @@
   document.addEventListener("htmx:configRequest", (event) => {
     if (!root() || event.detail.verb !== "post" || !root().contains(event.detail.elt)) return;
     event.detail.parameters["elapsed"] = takeElapsed();
-    if (event.detail.elt.id === "undo-form") {
-      // Candidates on the screen are cards, not rows of "your other evidence".
-      event.detail.parameters["on_screen"] = Array.from(
-        document.querySelectorAll("#candidates .candidate"), (card) => card.dataset.chunk
-      );
-    }
   });
   document.addEventListener("htmx:beforeRequest", (event) => {
     if (isWrite(event)) setStatus(messages().saving || "…", "pending");
   });
   document.addEventListener("htmx:afterRequest", (event) => {
     if (!isWrite(event) || !event.detail.successful) return;
+    if (event.detail.elt.id === "undo-form") lastUndone = null;
     const holder = event.detail.elt.closest(".candidate, .evidence-row, .doc-result");
     if (holder) holder.classList.remove("save-failed");
   });
@@ -171,8 +168,10 @@
     stack.push(history);
     saveStack(stack);
   }
-  document.addEventListener("assay:saved", (event) => {
-    if (event.detail && event.detail.history) pushUndo(event.detail.history);
+  // Every change made here can be undone, except an undo itself.
+  document.addEventListener("labels-changed", (event) => {
+    const detail = event.detail || {};
+    if (detail.history && !detail.undone) pushUndo(detail.history);
   });
   function undo() {
     const form = document.getElementById("undo-form");
@@ -190,23 +189,22 @@
     if (form.requestSubmit) form.requestSubmit();
     else htmx.trigger(form, "submit");
   }
-  document.addEventListener("assay:undone", () => {
-    lastUndone = null;
-    refreshDocument();
-    countJudged();
-  });
 
   // ------------------------------------------------------------------ candidates
+  // A card is replaced whenever it is saved or refreshed; the place holding it is not,
+  // so the current card is remembered by its place.
   let currentId = null;
   const cards = () => Array.from(document.querySelectorAll("#labelling .candidate"));
   function current() {
-    return currentId ? document.getElementById(currentId) : null;
+    const place = currentId ? document.getElementById(currentId) : null;
+    return place ? place.querySelector(".candidate") : null;
   }
   function setCurrent(card, scroll) {
     cards().forEach((c) => c.classList.remove("is-current"));
     if (!card) return;
     card.classList.add("is-current");
-    currentId = card.id;
+    const place = card.closest(".card-place");
+    currentId = place ? place.id : null;
     if (scroll !== false) {
       card.focus({ preventScroll: true });
       card.scrollIntoView({ block: "nearest" });
@@ -218,12 +216,6 @@
     const index = list.indexOf(current());
     const next = index < 0 ? 0 : Math.min(Math.max(index + step, 0), list.length - 1);
     setCurrent(list[next]);
-  }
-  function countJudged() {
-    const counter = document.getElementById("n-judged");
-    if (counter) {
-      counter.textContent = document.querySelectorAll("#candidates .candidate.graded").length;
-    }
   }
   function grade(value) {
     const card = current();
@@ -252,7 +244,6 @@
     const card = current();
     if (card) card.classList.add("is-current");
     else if (currentId === null) setCurrent(firstToDo(), false);
-    countJudged();
   });
   function firstToDo() {
     const list = cards();
@@ -301,13 +292,6 @@
     if (!button) return false;
     button.click();
     return true;
-  }
-  function refreshDocument() {
-    const view = document.getElementById("doc-view");
-    const toolbar = view && view.querySelector(".doc-toolbar");
-    if (toolbar && window.htmx) {
-      htmx.ajax("GET", toolbar.dataset.url, { target: "#doc-view", swap: "innerHTML" });
-    }
   }
   function showEvidence(ids) {
     (ids || "").split(" ").forEach((id, i) => {

@@ -7,7 +7,7 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import GRADES, AssignmentStatus, Granularity
+from ..models import GRADES, AssignmentStatus, Granularity
 
 GRADE_CHOICES = [(g, str(g)) for g in GRADES]
 
@@ -83,14 +83,6 @@ class JudgeForm(forms.Form):
     """One label change: a grade (and maybe a note) on one piece of evidence, or undo."""
 
     ACTIONS = [("grade", "grade"), ("delete", "delete"), ("undo", "undo")]
-    SLOTS = [
-        ("cand", "cand"),
-        ("found", "found"),
-        ("row", "row"),
-        ("doc", "doc"),
-        ("docres", "docres"),
-        ("none", "none"),
-    ]
 
     action = forms.ChoiceField(choices=ACTIONS, required=False)
     grade = forms.TypedChoiceField(choices=GRADE_CHOICES, coerce=int, required=False)
@@ -108,14 +100,11 @@ class JudgeForm(forms.Form):
     page = forms.IntegerField(required=False, min_value=1)
     text = forms.CharField(required=False, strip=False, max_length=2_000_000)
     elapsed = forms.FloatField(required=False)
-    slot = forms.ChoiceField(choices=SLOTS, required=False)
-    view_page = forms.IntegerField(required=False, min_value=1)
 
     def clean(self):
         data = super().clean()
         action = data.get("action") or "grade"
         data["action"] = action
-        data["slot"] = data.get("slot") or "none"
         if action == "grade" and data.get("grade") is None:
             self.add_error("grade", _("Choose a grade from 0 to 3."))
         if action == "delete" and not data.get("judgment"):
@@ -127,6 +116,15 @@ class JudgeForm(forms.Form):
         ):
             self.add_error(None, _("Which evidence is this grade for?"))
         return data
+
+
+class EvidenceFragmentForm(forms.Form):
+    """Which piece of the judging screen to show: a label, a chunk's card, a document, or all."""
+
+    judgment = forms.IntegerField(required=False, min_value=1)
+    chunk = forms.IntegerField(required=False, min_value=1)
+    document = forms.IntegerField(required=False, min_value=1)
+    chunking = forms.IntegerField(required=False, min_value=1)
 
 
 class SearchForm(forms.Form):

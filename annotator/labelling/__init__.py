@@ -1,0 +1,1 @@
+"""The labelling screens: queue and assignments, judging, document view, search."""

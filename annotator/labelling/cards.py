@@ -1,0 +1,236 @@
+"""Presenters of the labelling screens: candidate cards, evidence rows, document results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from django.db.models import F, QuerySet
+from django.db.models.functions import Substr
+
+from numerics.spans import page_of
+
+from ..models import Chunk, Document, Granularity, Judgment, Query
+from ..search import highlight
+
+if TYPE_CHECKING:
+    from .screen import Screen
+
+EXCERPT_CHARS = 300
+HEAD_CHARS = 4000  # of a document's text, searched for a snippet
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ------------------------------------------------------------------ candidate cards
+
+
+@dataclass
+class Card:
+    """One chunk as the annotator sees it, with the annotator's grade and note."""
+
+    chunk_pk: int
+    chunk_id: str
+    document_pk: int
+    doc_id: str
+    title: str
+    start: int
+    end: int
+    page: int | None
+    text: str
+    judgment_pk: int | None = None
+    grade: int | None = None
+    note: str = ""
+    others: list[tuple[str, int]] = field(default_factory=list)
+    pieces: list[tuple[str, bool]] | None = None  # search-hit highlighting
+
+
+def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
+    """Cards for these chunks, in this order; chunks outside the project are dropped."""
+    if not chunk_pks:
+        return []
+    # Filter by primary key only and check the project in Python: with a project filter
+    # SQLite starts from the project's documents, which is slow for a large project.
+    rows = (
+        Chunk.objects.filter(pk__in=chunk_pks)
+        .annotate(body=Substr("document__text", F("start") + 1, F("end") - F("start")))
+        .values(
+            "pk",
+            "document__project_id",
+            "chunk_id",
+            "start",
+            "end",
+            "document_id",
+            "document__doc_id",
+            "document__title",
+            "document__page_starts",
+            "body",
+        )
+    )
+    by_pk = {
+        r["pk"]: Card(
+            chunk_pk=r["pk"],
+            chunk_id=r["chunk_id"],
+            document_pk=r["document_id"],
+            doc_id=r["document__doc_id"],
+            title=r["document__title"],
+            start=r["start"],
+            end=r["end"],
+            page=page_of(r["document__page_starts"] or [], r["start"]),
+            text=r["body"] or "",
+        )
+        for r in rows
+        if r["document__project_id"] == screen.project.pk
+    }
+    chunk_labels = Judgment.objects.filter(granularity=Granularity.CHUNK, chunk_id__in=list(by_pk))
+    mine = chunk_labels.of(screen.query, screen.user).values_list("chunk_id", "pk", "grade", "note")
+    for chunk_pk, judgment_pk, grade, note in mine:
+        card = by_pk[chunk_pk]
+        card.judgment_pk, card.grade, card.note = judgment_pk, grade, note
+    if screen.sees_all:
+        others = (
+            chunk_labels.visible_to(screen.membership)
+            .filter(query=screen.query)
+            .exclude(annotator=screen.user)
+            .order_by("annotator__username")
+            .values_list("chunk_id", "annotator__username", "grade")
+        )
+        for chunk_pk, username, grade in others:
+            by_pk[chunk_pk].others.append((username, grade))
+    return [by_pk[pk] for pk in chunk_pks if pk in by_pk]
+
+
+# ------------------------------------------------------------------ evidence rows
+
+
+@dataclass
+class EvidenceRow:
+    """One label in a list of evidence: its span, excerpt, grade and whose it is."""
+
+    judgment_pk: int
+    granularity: str
+    granularity_label: str
+    document_pk: int
+    doc_id: str
+    title: str
+    start: int
+    end: int
+    page: int | None
+    excerpt: str
+    grade: int
+    note: str
+    chunk_pk: int | None
+    chunk_id: str
+    annotator: str
+    own: bool
+
+
+def evidence_rows(judgments: QuerySet[Judgment], *, own: bool = False) -> list[EvidenceRow]:
+    """Rows for these labels, in the queryset's order; ``own`` ones get grade controls."""
+    labels = dict(Granularity.choices)
+    rows = judgments.annotate(
+        body=Substr("document__text", F("start") + 1, min(EXCERPT_CHARS, 2000))
+    ).values(
+        "pk",
+        "granularity",
+        "document_id",
+        "document__doc_id",
+        "document__title",
+        "document__page_starts",
+        "start",
+        "end",
+        "grade",
+        "note",
+        "chunk_id",
+        "chunk__chunk_id",
+        "annotator__username",
+        "body",
+    )
+    result = []
+    for r in rows:
+        length = r["end"] - r["start"]
+        body = r["body"] or ""
+        result.append(
+            EvidenceRow(
+                judgment_pk=r["pk"],
+                granularity=r["granularity"],
+                granularity_label=str(labels.get(r["granularity"], r["granularity"])),
+                document_pk=r["document_id"],
+                doc_id=r["document__doc_id"],
+                title=r["document__title"],
+                start=r["start"],
+                end=r["end"],
+                page=page_of(r["document__page_starts"] or [], r["start"]),
+                excerpt=excerpt(body[:length] + ("…" if length > len(body) else "")),
+                grade=r["grade"],
+                note=r["note"],
+                chunk_pk=r["chunk_id"],
+                chunk_id=r["chunk__chunk_id"] or "",
+                annotator=r["annotator__username"],
+                own=own,
+            )
+        )
+    return result
+
+
+def own_evidence(query: Query, user, *, exclude_chunks: set[int]) -> list[EvidenceRow]:
+    """The user's labels on this query, without the labels of these chunks."""
+    judgments = (
+        Judgment.objects.of(query, user)
+        .exclude(chunk_id__in=exclude_chunks)
+        .order_by("document_id", "start", "granularity")
+    )
+    return evidence_rows(judgments, own=True)
+
+
+def own_row(query: Query, user, judgment_pk: int) -> EvidenceRow | None:
+    """The row of one of the user's own labels on this query, or None."""
+    rows = evidence_rows(Judgment.objects.of(query, user).filter(pk=judgment_pk), own=True)
+    return rows[0] if rows else None
+
+
+# ------------------------------------------------------------------ document results
+
+
+def snippet(text: str, terms: list[str], width: int = 240) -> str:
+    """About ``width`` characters of ``text`` around the first search hit."""
+    lower = text.lower()
+    hits = [lower.find(t.lower()) for t in terms if t and lower.find(t.lower()) >= 0]
+    centre = min(hits) if hits else 0
+    start = max(0, centre - width // 3)
+    piece = text[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def document_results(screen: Screen, doc_pks: list[int], terms: list[str] = ()) -> list[dict]:
+    """Whole documents to grade, in this order, with the user's document-level grade."""
+    terms = list(terms)
+    docs = {
+        d["pk"]: d
+        for d in Document.objects.filter(pk__in=doc_pks, project=screen.project)
+        .annotate(head=Substr("text", 1, HEAD_CHARS))
+        .values("pk", "doc_id", "title", "head")
+    }
+    grades = dict(
+        Judgment.objects.of(screen.query, screen.user)
+        .filter(granularity=Granularity.DOCUMENT, document_id__in=list(docs))
+        .values_list("document_id", "grade")
+    )
+    results = []
+    for pk in doc_pks:
+        if pk not in docs:
+            continue
+        d = docs[pk]
+        results.append(
+            {
+                "pk": pk,
+                "doc_id": d["doc_id"],
+                "title": d["title"],
+                "title_pieces": highlight(d["title"], terms),
+                "pieces": highlight(snippet(d["head"] or "", terms), terms),
+                "grade": grades.get(pk),
+            }
+        )
+    return results

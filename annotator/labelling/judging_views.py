@@ -1,0 +1,148 @@
+"""The judging screen of one query, and the one address every label change is posted to.
+
+A change answers with the fragment of the evidence it names (a chunk's card, a label's
+row, a document's search result), the status line, and an ``HX-Trigger`` event
+``labels-changed`` saying what changed; every other region of a screen that shows that
+evidence (the judged counter, the evidence list, the other copy of a card, the document
+view, the queue status) listens for the event and fetches itself again.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django_htmx.http import trigger_client_event
+
+from web.htmx import for_htmx
+
+from .. import assignments as work
+from ..labels import EvidenceError, LabelChange, change_label, evidence_named, undo_change
+from ..models import Granularity
+from .cards import chunk_cards, document_results, own_row
+from .forms import EvidenceFragmentForm, JudgeForm
+from .screen import Screen, bad_request, member_view, text_error
+
+LABELS_CHANGED = "labels-changed"
+CARD = "annotator/partials/label_card.html"
+ROW = "annotator/partials/label_evidence_row.html"
+RESULT = "annotator/partials/label_document_result.html"
+
+
+@for_htmx("annotator/partials/label_judged_count.html", if_target="judged-count")
+@for_htmx("annotator/partials/label_candidates.html")
+@member_view("GET")
+def label_query(request: HttpRequest, screen: Screen) -> HttpResponse:
+    """The judging screen of one query: its candidate pool, graded with the keyboard."""
+    work.mark_opened(screen.assignment)
+    context = screen.context(cards=screen.candidates, n_judged=screen.n_judged)
+    return TemplateResponse(request, "annotator/label_query.html", context)
+
+
+@member_view("GET", "POST")
+def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
+    """GET: one piece of evidence as the screens show it, or the evidence list. POST: a change."""
+    if request.method == "GET":
+        return _evidence_fragment(request, screen)
+    screen.require_labeller()
+    form = JudgeForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    data = form.cleaned_data
+    try:
+        change, message = _change(screen, data)
+    except EvidenceError as error:
+        if error.status == 404:
+            raise Http404(str(error)) from None
+        return text_error(str(error), error.status)
+    # Committed: from here on the screen may say "saved".
+    if not request.htmx:
+        return redirect(screen.safe_next(screen.url("label_query")))
+    context = screen.context(message=message, oob=True, **_answer(screen, data, change))
+    response = TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+    if change.history is not None:
+        undone = data["history"] if data["action"] == "undo" else None
+        trigger_client_event(response, LABELS_CHANGED, changed_event(change, undone=undone))
+    return response
+
+
+def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
+    """Grade, remove or undo through the labels service; the change and what to tell the user."""
+    query, user = screen.query, screen.user
+    seconds = work.clamp_seconds(data.get("elapsed"))
+    if data["action"] == "undo":
+        change = undo_change(query=query, user=user, history_pk=data["history"], seconds=seconds)
+        if change is None:
+            raise EvidenceError("No such change", 404)
+        return change, _("Undone.") if change.history is not None else _("Nothing to undo.")
+    evidence = evidence_named(query=query, annotator=user, data=data)
+    if data["action"] == "delete":
+        change = change_label(
+            query=query, annotator=user, evidence=evidence, grade=None, seconds=seconds
+        )
+        return change, _("Label removed.")
+    change = change_label(
+        query=query,
+        annotator=user,
+        evidence=evidence,
+        grade=data["grade"],
+        note=data["note"] if "note" in screen.request.POST else None,
+        seconds=seconds,
+    )
+    label = screen.grade_label(change.judgment.grade)
+    return change, _("Saved: %(grade)d · %(label)s") % {
+        "grade": change.judgment.grade,
+        "label": label,
+    }
+
+
+def _answer(screen: Screen, data: dict, change: LabelChange) -> dict:
+    """The fragment of the evidence the form named, as it looks after the change."""
+    if data["action"] == "undo":
+        return {}  # the undo form shows nothing: every region refreshes on the event
+    evidence = change.evidence
+    if data.get("chunk"):
+        return {"card": next(iter(chunk_cards(screen, [evidence.chunk.pk])), None)}
+    if evidence.granularity == Granularity.DOCUMENT and not data.get("judgment"):
+        return {"result": next(iter(document_results(screen, [evidence.document.pk])), None)}
+    judgment = change.judgment
+    return {"row": own_row(screen.query, screen.user, judgment.pk) if judgment else None}
+
+
+def changed_event(change: LabelChange, *, undone: int | None = None) -> dict:
+    """The detail of ``labels-changed``: the logged change and the evidence it touched."""
+    evidence = change.evidence
+    return {
+        "history": change.history.pk,
+        "undone": undone,
+        "kind": evidence.granularity,
+        "document": evidence.document.pk,
+        "chunk": evidence.chunk.pk if evidence.chunk is not None else None,
+        "judgment": change.judgment.pk if change.judgment is not None else None,
+    }
+
+
+def _evidence_fragment(request: HttpRequest, screen: Screen) -> HttpResponse:
+    """One label's row, one chunk's card, one document's result, or the evidence list."""
+    form = EvidenceFragmentForm(request.GET)
+    if not form.is_valid():
+        return bad_request(form)
+    data = form.cleaned_data
+    if data["judgment"]:
+        row = own_row(screen.query, screen.user, data["judgment"])
+        if row is None:
+            raise Http404("No such label")
+        return TemplateResponse(request, ROW, screen.context(row=row))
+    if data["chunk"]:
+        cards = chunk_cards(screen, [data["chunk"]])
+        if not cards:
+            raise Http404("No such chunk")
+        return TemplateResponse(request, CARD, screen.context(card=cards[0]))
+    if data["document"]:
+        results = document_results(screen, [data["document"]])
+        if not results:
+            raise Http404("No such document")
+        return TemplateResponse(request, RESULT, screen.context(result=results[0]))
+    context = screen.context(my_evidence=screen.my_evidence)
+    return TemplateResponse(request, "annotator/partials/label_evidence_list.html", context)

@@ -1,0 +1,175 @@
+"""The work screens: the annotator's queue, the owners' assignments, one query's queue status."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django_htmx.http import HttpResponseClientRedirect
+
+from web.htmx import for_htmx
+
+from .. import assignments as work
+from ..models import Assignment, AssignmentStatus, Membership, Role
+from .forms import AssignForm, QueueFilterForm, StatusForm
+from .screen import Screen, bad_request, duration, member_view, text_error
+
+QUEUE_PAGE_SIZE = 50
+
+
+@for_htmx("annotator/partials/label_queue_table.html")
+@member_view("GET")
+def queue(request: HttpRequest, screen: Screen) -> HttpResponse:
+    """The user's assigned queries, filtered by status, with progress and the next one."""
+    form = QueueFilterForm(request.GET)
+    if not form.is_valid():
+        return bad_request(form)
+    status = form.cleaned_data["status"]
+    project, user = screen.project, screen.user
+    items = Assignment.objects.filter(project=project, annotator=user).select_related("query")
+    if status:
+        items = items.filter(status=status)
+    page = Paginator(items.order_by("query_id"), QUEUE_PAGE_SIZE).get_page(
+        form.cleaned_data["page"] or 1
+    )
+    for item in page.object_list:
+        item.time_display = duration(item.time_spent_seconds)
+    progress = work.progress(project, user)
+    context = screen.context(
+        page=page,
+        status=status,
+        statuses=AssignmentStatus.choices,
+        progress=progress,
+        progress_time=duration(progress.seconds),
+        next_assignment=work.next_open(project, user),
+    )
+    return TemplateResponse(request, "annotator/queue.html", context)
+
+
+# ------------------------------------------------------------------ assignments
+
+
+def _assign_context(screen: Screen, form: AssignForm | None = None, **extra) -> dict:
+    project = screen.project
+    people = list(work.labellers(project))
+    if form is None:
+        annotators = set(
+            Membership.objects.filter(project=project, role=Role.ANNOTATOR).values_list(
+                "user_id", flat=True
+            )
+        )
+        form = AssignForm(
+            annotators=people,
+            tags=work.project_tags(project),
+            initial={"annotators": [u.pk for u in people if u.pk in annotators]},
+        )
+    team = work.team_progress(project)
+    for row in team:
+        row["time_display"] = duration(row["seconds"] or 0)
+    return screen.context(
+        form=form,
+        team=team,
+        n_queries=project.queries.count(),
+        n_unassigned=project.queries.filter(assignments__isnull=True).count(),
+        can_assign=screen.membership.role == Role.OWNER,
+        **extra,
+    )
+
+
+@for_htmx("annotator/partials/label_assign_team.html")
+@member_view("GET", "POST")
+def assign(request: HttpRequest, screen: Screen) -> HttpResponse:
+    """Owners give queries to annotators; every member sees the team's progress."""
+    template = "annotator/assign.html"
+    if request.method == "GET":
+        return TemplateResponse(request, template, _assign_context(screen))
+    if screen.membership.role != Role.OWNER:
+        raise PermissionDenied(_("Only the project's owners assign work."))
+    project = screen.project
+    form = AssignForm(
+        request.POST, annotators=list(work.labellers(project)), tags=work.project_tags(project)
+    )
+    if form.is_valid() and form.cleaned_data["scope"] == "qids":
+        qids = form.cleaned_data["qid_list"]
+        known = set(project.queries.filter(qid__in=qids).values_list("qid", flat=True))
+        unknown = [q for q in qids if q not in known]
+        if unknown:
+            message = _("Unknown query ids: %(ids)s") % {"ids": ", ".join(unknown[:20])}
+            form.add_error("qids", message)
+    if not form.is_valid():
+        return TemplateResponse(request, template, _assign_context(screen, form), status=400)
+    message = _apply_assignment(screen, form.cleaned_data)
+    if not request.htmx:  # post, then redirect: a reload does not assign twice
+        messages.success(request, message)
+        return redirect("annotator:assign", slug=project.slug)
+    return TemplateResponse(request, template, _assign_context(screen, message=message))
+
+
+def _apply_assignment(screen: Screen, data: dict) -> str:
+    project, annotators = screen.project, data["annotators"]
+    query_ids = work.select_queries(
+        project,
+        tag=data["tag"] if data["scope"] == "tag" else "",
+        qids=data.get("qid_list", []) if data["scope"] == "qids" else (),
+    )
+    if data["mode"] == "even":
+        n = work.assign_evenly(project, query_ids, annotators, data["per_query"], screen.user)
+    elif data["mode"] == "each":
+        n = work.assign_each(project, query_ids, annotators, screen.user)
+    else:
+        n = work.unassign(project, query_ids, annotators)
+        return _("%(n)d unfinished assignments taken back.") % {"n": n}
+    return _("%(n)d assignments added.") % {"n": n}
+
+
+# ------------------------------------------------------------------ one query's status
+
+
+@member_view("GET", "POST")
+def label_query_status(request: HttpRequest, screen: Screen) -> HttpResponse:
+    """The query's place in the user's queue: skip with a reason, done, reopen, time."""
+    if request.method == "GET":
+        return TemplateResponse(request, "annotator/partials/label_status.html", screen.context())
+    screen.require_labeller()
+    form = StatusForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    data = form.cleaned_data
+    assignment = screen.assignment
+    seconds = work.clamp_seconds(data.get("elapsed"))
+    if data["action"] == "time":
+        work.add_time(assignment, seconds)
+        return HttpResponse(status=204)
+    if assignment is None:
+        return text_error(_("This query is not in your queue."))
+    with transaction.atomic():
+        work.add_time(assignment, seconds)
+        if data["action"] == "skip":
+            work.set_status(assignment, AssignmentStatus.SKIPPED, reason=data["reason"])
+        elif data["action"] == "done":
+            work.set_status(assignment, AssignmentStatus.DONE)
+        else:
+            work.set_status(assignment, AssignmentStatus.OPEN)
+    project, query = screen.project, screen.query
+    if data["action"] == "reopen":
+        assignment.refresh_from_db(fields=["time_spent_seconds"])
+        if request.htmx:
+            return TemplateResponse(
+                request, "annotator/partials/label_status.html", screen.context()
+            )
+        return redirect("annotator:label_query", slug=project.slug, pk=query.pk)
+    nxt = work.next_open(project, screen.user, after=query)
+    target = (
+        reverse("annotator:label_query", args=[project.slug, nxt.query_id])
+        if nxt is not None
+        else reverse("annotator:queue", args=[project.slug])
+    )
+    if request.htmx:
+        return HttpResponseClientRedirect(target)
+    return redirect(target)

@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotator.access import get_project_for_user
+from annotator.access import get_project_for_user, require_grades
 from annotator.models import Role
 from formats import FileRejected
 from gold.export import FORMATS, build_export, render_export
@@ -134,9 +134,9 @@ def upload_run(request, slug: str):
 @require_GET
 def run_metrics(request, slug: str, pk: int):
     """Means and per-query values of a run: ``?level=&k=&gold=live|<id>&mapping=``."""
-    project, _membership = get_project_for_user(request, slug)
+    project, membership = get_project_for_user(request, slug)
     run = get_object_or_404(Run.objects.without_results(), project=project, pk=pk)
-    form = DashboardForm(request.GET, project=project)
+    form = DashboardForm(request.GET, membership=membership)
     if not form.is_valid():
         return JsonResponse({"error": "bad parameters", "fields": form.errors}, status=400)
     if not can_evaluate(run, form.cleaned_data["level"]):
@@ -160,9 +160,11 @@ def run_metrics(request, slug: str, pk: int):
 @token_required
 @require_GET
 def gold_export(request, slug: str, pk: int):
-    """A gold set file: ``?format=jsonl|qrels|xlsx&level=&mapping=`` (owners only)."""
-    project, _membership = get_project_for_user(request, slug, Role.OWNER)
+    """A gold set file: ``?format=jsonl|qrels|xlsx&level=&mapping=`` (owners; every member
+    once it is released)."""
+    project, membership = get_project_for_user(request, slug)
     gold_set = get_object_or_404(GoldSet, project=project, pk=pk)
+    require_grades(membership, gold_set)
     form = ExportForm(
         {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
     )

@@ -40,6 +40,10 @@ class FreezeForm(forms.Form):
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
 
+class ReleaseForm(forms.Form):
+    released = forms.ChoiceField(choices=[("1", "release"), ("0", "withdraw")])
+
+
 class DiffForm(forms.Form):
     against = forms.IntegerField(min_value=1, required=False)
 

@@ -86,6 +86,9 @@ class GoldSet(models.Model):
     #  "annotators": [usernames]} — recorded with every export.
     policy = models.JSONField(default=dict)
     note = models.TextField(blank=True)
+    # Released to the team: every member may then read its grades (annotator/access.py);
+    # until then only owners do. The only field that changes after freezing.
+    released = models.BooleanField(default=False)
     n_queries = models.PositiveIntegerField(default=0)
     n_labels = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
@@ -109,6 +112,11 @@ class GoldSet(models.Model):
         if self.pk is not None:
             raise ValueError("A gold set is immutable; freeze a new version instead")
         super().save(*args, **kwargs)
+
+    def set_released(self, released: bool) -> None:
+        """Release the gold set to the team, or withdraw it (its labels never change)."""
+        GoldSet.objects.filter(pk=self.pk).update(released=released)
+        self.released = released
 
 
 class GoldLabel(EvidenceSpan):

@@ -11,5 +11,6 @@ urlpatterns = [
     path("p/<slug:slug>/gold/", views.gold_set_list, name="list"),
     path("p/<slug:slug>/gold/<int:pk>/", views.gold_set_detail, name="detail"),
     path("p/<slug:slug>/gold/<int:pk>/export/", views.gold_set_export, name="export"),
+    path("p/<slug:slug>/gold/<int:pk>/release/", views.gold_set_release, name="release"),
     path("p/<slug:slug>/gold/<int:pk>/delete/", views.gold_set_delete, name="delete"),
 ]

@@ -1,5 +1,6 @@
 """Adjudication queue, gold sets and agreement. Every view resolves the project through the
-access helper; htmx requests get the page's partial through ``for_htmx``."""
+access helper, and a gold set's grades (diff, export) through ``reads_gold_set``; htmx
+requests get the page's partial through ``for_htmx``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotator.access import get_project_for_user
+from annotator.access import (
+    get_project_for_user,
+    readable_gold_sets,
+    reads_gold_set,
+    require_grades,
+)
 from annotator.labels import Evidence
 from annotator.models import Document, Granularity, Membership, Project, Query, Role
 from numerics.grades import GRADES
@@ -27,6 +33,7 @@ from .forms import (
     ExportForm,
     FreezeForm,
     QueueFilterForm,
+    ReleaseForm,
 )
 from .models import GoldSet
 from .queue import DISAGREEMENT_RULES, disagreement_queue, queue_item
@@ -41,6 +48,15 @@ def _get_gold_set_for_user(
 ) -> tuple[GoldSet, Project, Membership]:
     project, membership = get_project_for_user(request, slug, *roles)
     return get_object_or_404(GoldSet, project=project, pk=pk), project, membership
+
+
+def _get_readable_gold_set_for_user(
+    request: HttpRequest, slug: str, pk: int
+) -> tuple[GoldSet, Project, Membership]:
+    """The gold set if the member may read its grades (``reads_gold_set``), else 403."""
+    gold_set, project, membership = _get_gold_set_for_user(request, slug, pk)
+    require_grades(membership, gold_set)
+    return gold_set, project, membership
 
 
 @login_required
@@ -146,6 +162,8 @@ def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     diff = other = None
     if form.cleaned_data["against"]:
         other = get_object_or_404(GoldSet, project=project, pk=form.cleaned_data["against"])
+        require_grades(membership, gold_set)  # a diff shows both versions' grades
+        require_grades(membership, other)
         diff = diff_gold_sets(other, gold_set)
         queries = dict(project.queries.values_list("pk", "qid"))
         documents = dict(project.documents.values_list("pk", "doc_id"))
@@ -159,8 +177,9 @@ def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "gold_set": gold_set,
         "diff": diff,
         "other": other,
-        "versions": project.gold_sets.exclude(pk=gold_set.pk),
+        "versions": readable_gold_sets(membership, project.gold_sets.exclude(pk=gold_set.pk)),
         "is_owner": membership.role == Role.OWNER,
+        "reads_grades": reads_gold_set(membership, gold_set),
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
     }
@@ -176,10 +195,22 @@ def gold_set_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def gold_set_release(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Release a gold set to the team (``released=1``) or withdraw it (``released=0``)."""
+    gold_set, _project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
+    form = ReleaseForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest(_("Bad release parameter."))
+    gold_set.set_released(form.cleaned_data["released"] == "1")
+    return redirect("gold:detail", slug=slug, pk=gold_set.pk)
+
+
+@login_required
 @require_GET
 def gold_set_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Download a gold set at a level (documents, pages or a chunking) in one format."""
-    gold_set, project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
+    gold_set, project, _membership = _get_readable_gold_set_for_user(request, slug, pk)
     form = ExportForm(
         {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
     )

@@ -50,8 +50,8 @@ def _run_means(rows: list[dict], setting: EvaluationSetting) -> tuple[list, list
 @require_GET
 def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
     """Means per run, or per-query values (with ``run``), as CSV or XLSX."""
-    project, _membership = get_project_for_user(request, slug)
-    form = MetricsExportForm(request.GET, project=project)
+    project, membership = get_project_for_user(request, slug)
+    form = MetricsExportForm(request.GET, membership=membership)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad export parameters."))
     setting, data = form.setting(), form.cleaned_data
@@ -78,8 +78,8 @@ def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def dashboard_chart(request: HttpRequest, slug: str) -> HttpResponse:
     """The dashboard's bar chart as an SVG file."""
-    project, _membership = get_project_for_user(request, slug)
-    form = DashboardForm(request.GET, project=project)
+    project, membership = get_project_for_user(request, slug)
+    form = DashboardForm(request.GET, membership=membership)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad dashboard parameters."))
     setting = form.setting()
@@ -92,8 +92,8 @@ def dashboard_chart(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def run_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The run as a TREC file at the chosen level, in its ranking (what `evaluate` reads)."""
-    project, _membership, run = get_run_for_user(request, slug, pk)
-    form = DashboardForm(request.GET, project=project)
+    _project, membership, run = get_run_for_user(request, slug, pk)
+    form = DashboardForm(request.GET, membership=membership)
     if not form.is_valid() or not can_evaluate(run, form.cleaned_data["level"]):
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
@@ -105,8 +105,8 @@ def run_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_GET
 def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
     """The gold grades of the dashboard setting as TREC qrels."""
-    project, _membership = get_project_for_user(request, slug)
-    form = DashboardForm(request.GET, project=project)
+    project, membership = get_project_for_user(request, slug)
+    form = DashboardForm(request.GET, membership=membership)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
@@ -118,8 +118,8 @@ def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def run_histogram(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The run page's histogram of one measure's per-query values as an SVG file."""
-    project, _membership, run = get_run_for_user(request, slug, pk)
-    form = DashboardForm(request.GET, project=project)
+    _project, membership, run = get_run_for_user(request, slug, pk)
+    form = DashboardForm(request.GET, membership=membership)
     if not form.is_valid() or not can_evaluate(run, form.cleaned_data["level"]):
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from annotator.access import default_gold_set, require_grades
 from annotator.assignments import clamp_seconds
 from gold.forms import MAPPING_CHOICES
 from gold.units import levels
@@ -15,7 +16,11 @@ from .evaluation import EvaluationSetting, evaluation_setting
 
 
 class DashboardForm(forms.Form):
-    """What the metrics are computed against; every bad parameter is a 400."""
+    """What the metrics are computed against; every bad parameter is a 400.
+
+    The gold must be one the member may read (``annotator.access.require_grades``:
+    403 otherwise); without one, the member's default (``default_gold_set``).
+    """
 
     gold = forms.CharField(required=False, max_length=20)
     level = forms.CharField(required=False, max_length=200)
@@ -27,19 +32,24 @@ class DashboardForm(forms.Form):
     desc = forms.BooleanField(required=False)
     other = forms.IntegerField(required=False, min_value=1)  # a drill-down's second run
 
-    def __init__(self, data, *, project):
+    def __init__(self, data, *, membership):
         super().__init__(data)
-        self.project = project
+        self.membership = membership
+        self.project = membership.project
 
     def clean_gold(self):
-        value = self.cleaned_data["gold"] or "live"
+        value = self.cleaned_data["gold"]
+        if not value:
+            return default_gold_set(self.membership, self.project.gold_sets.all())
         if value == "live":
-            return None
-        if not value.isdigit():
+            gold_set = None
+        elif not value.isdigit():
             raise forms.ValidationError(_("Choose live labels or a gold set."))
-        gold_set = self.project.gold_sets.filter(pk=int(value)).first()
-        if gold_set is None:
-            raise forms.ValidationError(_("No such gold set."))
+        else:
+            gold_set = self.project.gold_sets.filter(pk=int(value)).first()
+            if gold_set is None:
+                raise forms.ValidationError(_("No such gold set."))
+        require_grades(self.membership, gold_set)
         return gold_set
 
     def clean_level(self):

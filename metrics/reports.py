@@ -6,7 +6,7 @@ import numpy as np
 
 from annotator.labels import Evidence
 from annotator.models import Chunk, Document, Project, Query
-from gold.units import DOCUMENTS, PAGES, Units, live_labels, units_for_level
+from gold.units import DOCUMENTS, PAGES, Units, frozen_labels, live_labels, units_for_level
 from numerics.mapping import fragmentation
 from numerics.significance import (
     diff_ci,
@@ -91,8 +91,12 @@ def per_query(run: Run, setting: EvaluationSetting) -> tuple[RunScores, list[dic
 
 
 def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
-    """Evidence fragmentation over the run's chunking and gold coverage of the run."""
-    labels = live_labels(run.project)
+    """Evidence fragmentation over the run's chunking and gold coverage of the run.
+
+    The evidence is the setting's own: the frozen gold set's labels, or the live labels.
+    """
+    gold_set = setting.gold.gold_set
+    labels = frozen_labels(gold_set) if gold_set else live_labels(run.project)
     chunks = units_for_level(run.project, run.chunking.name)
     result = fragmentation(
         SpanArrays(labels.document, labels.start, labels.end),

@@ -1,8 +1,10 @@
 """Metric dashboards, run pages, drill-downs with grading, and run comparisons.
 
 Every view resolves the project through ``get_project_for_user`` (outsiders: 404), runs
-through ``get_run_for_user``; every member may read metrics, and those who may label can
-grade from a drill-down. What the pages show is built in ``metrics.reports``; the file
+through ``get_run_for_user``; the gold a page measures against is one the member may read
+(``DashboardForm`` asks ``annotator.access``: annotators, who label blind, read released
+gold sets only). Those who read the live grades and may label can grade from a
+drill-down against the live labels. What the pages show is built in ``metrics.reports``; the file
 downloads live in ``metrics.file_views``.
 """
 
@@ -16,9 +18,15 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from annotator.access import can_label, get_project_for_user
+from annotator.access import (
+    NoGoldToRead,
+    can_label,
+    get_project_for_user,
+    readable_gold_sets,
+    reads_live_grades,
+)
 from annotator.labels import change_label
-from annotator.models import Membership, Project, Query
+from annotator.models import Membership, Query
 from gold.units import levels, units_for_level
 from web.htmx import for_htmx
 
@@ -29,9 +37,22 @@ from .forms import DashboardForm, JudgeForm
 from .models import Run
 
 
-def _valid_form(request: HttpRequest, project: Project) -> DashboardForm | None:
-    form = DashboardForm(request.GET, project=project)
+def _valid_form(request: HttpRequest, membership: Membership) -> DashboardForm | None:
+    form = DashboardForm(request.GET, membership=membership)
     return form if form.is_valid() else None
+
+
+def _gold_choices(membership: Membership) -> dict:
+    """What the setting form offers: live labels if the member reads them, readable sets."""
+    return {
+        "live_choice": reads_live_grades(membership),
+        "gold_sets": readable_gold_sets(membership, membership.project.gold_sets.all()),
+    }
+
+
+def _may_grade(membership: Membership, setting: EvaluationSetting) -> bool:
+    """Grading from a drill-down: labellers who read the live grades, on the live labels."""
+    return can_label(membership) and reads_live_grades(membership) and setting.gold.gold_set is None
 
 
 @login_required
@@ -39,7 +60,11 @@ def _valid_form(request: HttpRequest, project: Project) -> DashboardForm | None:
 @for_htmx("metrics/partials/dashboard_table.html")
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
-    form = _valid_form(request, project)
+    try:
+        form = _valid_form(request, membership)
+    except NoGoldToRead as nothing:
+        context = {"project": project, "membership": membership, "nothing": nothing}
+        return TemplateResponse(request, "metrics/dashboard_blind.html", context)
     if form is None:
         return HttpResponseBadRequest(_("Bad dashboard parameters."))
     setting = form.setting()
@@ -52,7 +77,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "setting": setting,
         "rows": rows,
         "levels": levels(project),
-        "gold_sets": project.gold_sets.all(),
+        **_gold_choices(membership),
         "chart": chart,
         "chart_name": chart_label,
         "n_queries": len(setting.gold.query_pks),
@@ -66,7 +91,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 @for_htmx("metrics/partials/run_queries.html")
 def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, run = get_run_for_user(request, slug, pk)
-    form = _valid_form(request, project)
+    form = _valid_form(request, membership)
     if form is None:
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
@@ -115,7 +140,7 @@ def _drilldown(
         "setting": setting,
         **reports.drill_context(run, query, setting, other),
         "runs": Run.objects.filter(project=project).exclude(pk=run.pk).without_results(),
-        "may_label": can_label(membership),
+        "may_label": _may_grade(membership, setting),
         "grade_labels": project.grade_labels,
     }
     return TemplateResponse(request, template, context)
@@ -128,7 +153,7 @@ def run_query(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRe
     """Drill-down: one query's ranking with grades, missed gold and a second run."""
     project, membership, run = get_run_for_user(request, slug, pk)
     query = get_object_or_404(Query, project=project, pk=query_pk)
-    form = _valid_form(request, project)
+    form = _valid_form(request, membership)
     if form is None:
         return HttpResponseBadRequest(_("Bad parameters."))
     other = form.cleaned_data["other"]
@@ -150,12 +175,14 @@ def judge(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRespon
     labelling screen keeps them.
     """
     project, membership, run = get_run_for_user(request, slug, pk)
-    if not can_label(membership):
-        raise PermissionDenied("Viewers cannot label")
+    if not (can_label(membership) and reads_live_grades(membership)):
+        raise PermissionDenied(_("Your role does not grade from drill-downs."))
     query = get_object_or_404(Query, project=project, pk=query_pk)
-    form, grade_form = _valid_form(request, project), JudgeForm(request.POST)
+    form, grade_form = _valid_form(request, membership), JudgeForm(request.POST)
     if form is None or not grade_form.is_valid():
         return HttpResponseBadRequest(_("Bad grade."))
+    if form.cleaned_data["gold"] is not None:
+        return HttpResponseBadRequest(_("Grades are given against the live labels."))
     units = units_for_level(project, form.cleaned_data["level"])
     unit = grade_form.cleaned_data["unit"]
     if unit >= len(units.ids):
@@ -182,7 +209,7 @@ def judge(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRespon
 @for_htmx("metrics/partials/compare_table.html")
 def compare(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
-    form = _valid_form(request, project)
+    form = _valid_form(request, membership)
     ids = request.GET.getlist("runs")
     if form is None or not all(i.isdigit() for i in ids):
         return HttpResponseBadRequest(_("Bad comparison parameters."))

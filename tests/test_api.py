@@ -114,3 +114,35 @@ def test_gold_download_for_owners(personas, corpus, tokens):
     assert Client().get(target, **bearer(tokens["viewer"])).status_code == 403
     assert Client().get(target, **bearer(tokens["outsider"])).status_code == 404
     assert Client().get(target, {"format": "pdf"}, **bearer(tokens["owner"])).status_code == 400
+
+
+def test_api_follows_the_blind_and_release_rules(personas, corpus, tokens):
+    """Per-query metrics against live labels are grades by another name: not for
+    annotators; a gold set's file and metrics: owners, then everyone once released."""
+    from annotator.labels import Evidence, change_label
+
+    change_label(
+        query=corpus["query"],
+        annotator=personas["annotator2"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=3,
+    )
+    run = Run(project=personas["project"], name="r", level="chunk", chunking=corpus["chunking"])
+    run.set_results([corpus["query"].pk], [corpus["chunk"].pk], [1.0])
+    run.save()
+    gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
+    metrics = reverse("api:run_metrics", args=["acme", run.pk])
+    export = reverse("api:gold_export", args=["acme", gold_set.pk])
+    anna = bearer(tokens["annotator"])
+    for params in ({}, {"gold": "live"}, {"gold": gold_set.pk}):
+        response = Client().get(metrics, params, **anna)
+        assert response.status_code == 403 and "error" in response.json(), params
+    assert Client().get(export, **anna).status_code == 403
+    viewer = bearer(tokens["viewer"])
+    assert Client().get(metrics, {"gold": gold_set.pk}, **viewer).status_code == 403
+    gold_set.set_released(True)
+    released = Client().get(metrics, {"level": "c256"}, **anna)  # defaults to the released set
+    assert released.status_code == 200
+    assert released.json()["gold"]["gold"] == "g v1" and released.json()["mean"]["P@10"] == 0.1
+    response = Client().get(export, {"format": "qrels", "level": "c256"}, **anna)
+    assert response.status_code == 200 and response.content == b"q1 0 d1#0 3\n"

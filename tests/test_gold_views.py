@@ -121,6 +121,9 @@ def test_freeze_view_and_diff(login, personas, disagreement):
     client.post(url, {**form, "rule": "max"})
     second = GoldSet.objects.get(version=2)
     detail = reverse("gold:detail", args=["acme", second.pk])
+    # The diff shows grades: owners only until the versions are released (annotator/access).
+    assert client.get(detail, {"against": first.pk}).status_code == 403
+    client = login(personas["owner"])
     body = client.get(detail, {"against": first.pk}).content.decode()
     assert "Against main v1: 0 added, 0 removed, 1 regraded." in body
     partial = client.get(detail, {"against": first.pk}, HTTP_HX_REQUEST="true").content.decode()

@@ -159,7 +159,7 @@ def test_dashboard_equals_evaluate_on_exported_files(
 
 
 def test_run_page_sorting_tags_diagnostics_and_partial(login, personas, bench):
-    client = login(personas["annotator"])
+    client = login(personas["viewer"])
     run = bench["runs"][0]
     page = client.get(url("run_detail", run.pk, level="halves", k=5))
     assert page.status_code == 200 and b'id="diagnostics"' in page.content
@@ -181,7 +181,7 @@ def test_run_page_sorting_tags_diagnostics_and_partial(login, personas, bench):
 
 
 def test_drilldown_grades_in_place(login, personas, bench):
-    client = login(personas["annotator"])
+    client = login(personas["adjudicator"])
     run, query = bench["runs"][0], bench["queries"][0]
     page = client.get(
         url("run_query", run.pk, query.pk, level="halves", k=3, other=bench["runs"][1].pk)
@@ -200,7 +200,7 @@ def test_drilldown_grades_in_place(login, personas, bench):
     judged = next(i for i in response.context["items"] if i["unit"] == target["unit"])
     assert judged["grade"] == 3
     label = Judgment.objects.get(
-        annotator=personas["annotator"], chunk__chunk_id=target["id"], query=query
+        annotator=personas["adjudicator"], chunk__chunk_id=target["id"], query=query
     )
     assert label.grade == 3 and label.history.count() == 1
 
@@ -209,10 +209,12 @@ def test_drilldown_judging_needs_a_labelling_role_and_csrf(login, personas, benc
     run, query = bench["runs"][0], bench["queries"][0]
     target = url("judge", run.pk, query.pk, level="halves")
     assert login(personas["viewer"]).post(target, {"unit": 0, "grade": 1}).status_code == 403
+    # Annotators label blind: a drill-down shows everyone's grades (tests/test_blind_labelling).
+    assert login(personas["annotator"]).post(target, {"unit": 0, "grade": 1}).status_code == 403
     strict = Client(enforce_csrf_checks=True)
-    strict.force_login(personas["annotator"])
+    strict.force_login(personas["adjudicator"])
     assert strict.post(target, {"unit": 0, "grade": 1}).status_code == 403
-    assert login(personas["annotator"]).post(target, {"unit": 0, "grade": 9}).status_code == 400
+    assert login(personas["adjudicator"]).post(target, {"unit": 0, "grade": 9}).status_code == 400
     other_project = reverse("metrics:judge", args=["other", run.pk, query.pk])
     assert (
         login(personas["outsider"]).post(other_project, {"unit": 0, "grade": 1}).status_code == 404
@@ -220,12 +222,12 @@ def test_drilldown_judging_needs_a_labelling_role_and_csrf(login, personas, benc
 
 
 def test_document_and_page_level_grades_become_spans(login, personas, bench):
-    client = login(personas["annotator2"])
+    client = login(personas["owner"])
     run, query = bench["doc_run"], bench["queries"][1]
     page = client.get(url("run_query", run.pk, query.pk, level="documents"))
     unit = page.context["items"][0]["unit"]
     client.post(url("judge", run.pk, query.pk, level="documents"), {"unit": unit, "grade": 2})
-    label = Judgment.objects.get(annotator=personas["annotator2"], granularity="document")
+    label = Judgment.objects.get(annotator=personas["owner"], granularity="document")
     assert (label.start, label.end) == (0, len(label.document.text))
 
 
@@ -268,7 +270,7 @@ def test_drilldown_grade_records_the_seconds_spent(login, personas, bench):
     from annotator.assignments import MAX_STEP_SECONDS
     from annotator.models import JudgmentHistory
 
-    client = login(personas["annotator"])
+    client = login(personas["adjudicator"])
     run, query = bench["runs"][0], bench["queries"][0]
     judge = url("judge", run.pk, query.pk, level="halves", k=3)
     # Units are the chunks in pk order; grade 3 must be a change for each one used.
@@ -276,7 +278,7 @@ def test_drilldown_grade_records_the_seconds_spent(login, personas, bench):
         index
         for index, chunk in enumerate(bench["chunks"])
         if not Judgment.objects.filter(
-            query=query, annotator=personas["annotator"], chunk=chunk, grade=3
+            query=query, annotator=personas["adjudicator"], chunk=chunk, grade=3
         ).exists()
     ]
     for unit, elapsed, expected in zip(

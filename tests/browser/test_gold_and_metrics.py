@@ -56,6 +56,10 @@ def test_disagreement_adjudicated_frozen_and_exported(browser, page, live_server
     assert line["qid"] == "q1"
     assert line["rel_map"] == {"d1#0": 2}  # the adjudicated grade, not majority 3/0
     assert line["policy"]["adjudicated_first"] is True
+    # The owner releases it: the team may now measure against it.
+    page.click("#gold-release button[type=submit]")
+    page.wait_for_selector("text=Released to the team")
+    assert page.locator("#gold-release button").inner_text() == "Withdraw from the team"
     owner_context.close()  # before the live server stops: no request left in flight
 
 
@@ -81,7 +85,7 @@ def test_grading_in_a_drilldown_updates_the_dashboard_live(
         np.array([2.0, 1.0]),
     )
     run.save()
-    log_in(page, live_server, "anna", PASSWORD)
+    log_in(page, live_server, "adam", PASSWORD)  # annotators label blind: no live metrics
     page.goto(live_server.url + reverse("metrics:dashboard", args=["acme"]) + "?level=c256")
     cell = page.locator('tr[data-run="r"] td[data-measure="Hit@10"]')
     assert cell.inner_text().startswith("0.0000")

@@ -65,16 +65,30 @@ def database_from_url(url: str) -> dict:
 
 
 DEBUG = env_bool("ASSAY_DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
+DATA_DIR = Path(os.environ.get("ASSAY_DATA_DIR", BASE_DIR / "var"))
+# bin/start generates this file once (mode 600) and keeps it with the data it protects.
+SECRET_KEY_FILE = DATA_DIR / "secret_key"
+
+
+def secret_key() -> str:
+    """SECRET_KEY from the environment, else from the data directory's key file; only a
+    debugging instance may run on the fixed development key."""
+    key = os.environ.get("SECRET_KEY", "").strip()
+    if not key and SECRET_KEY_FILE.is_file():
+        key = SECRET_KEY_FILE.read_text().strip()
+    if key:
+        return key
     if not DEBUG:
-        raise RuntimeError("SECRET_KEY must be set when ASSAY_DEBUG=0")
-    SECRET_KEY = "insecure-local-development-key-do-not-use-in-production"  # noqa: S105
+        raise ImproperlyConfigured(
+            f"ASSAY_DEBUG=0 needs SECRET_KEY or a key in {SECRET_KEY_FILE} (bin/start writes one)"
+        )
+    return "insecure-local-development-key-do-not-use-in-production"
+
+
+SECRET_KEY = secret_key()
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
-
-DATA_DIR = Path(os.environ.get("ASSAY_DATA_DIR", BASE_DIR / "var"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -85,6 +99,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "operations",  # before django_tasks_db: its db_worker command replaces theirs
     "django_tasks",
     "django_tasks_db",
     "annotator",
@@ -199,16 +214,34 @@ TASKS = {
     }
 }
 
-# Production hardening; all on automatically when DEBUG is off.
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
-SECURE_SSL_REDIRECT = env_bool("ASSAY_SSL_REDIRECT", not DEBUG)
-SECURE_HSTS_SECONDS = env_int("ASSAY_HSTS_SECONDS", 0 if DEBUG else 31536000)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# HTTPS. ASSAY_HTTPS says whether browsers reach Assay over https (directly or through
+# a TLS proxy); it defaults to on when not debugging and turns on secure cookies, the
+# redirect to https and HSTS. ASSAY_HTTPS=0 is plain http on a trusted network (what
+# bin/start serves on 127.0.0.1): cookies must then travel over http, and the deploy
+# checks that only make sense over https are silenced, since they cannot hold there.
+HTTPS = env_bool("ASSAY_HTTPS", not DEBUG)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = env_bool("ASSAY_SSL_REDIRECT", HTTPS)
+SECURE_HSTS_SECONDS = env_int("ASSAY_HSTS_SECONDS", 31536000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+if not HTTPS:
+    SILENCED_SYSTEM_CHECKS = ["security.W004", "security.W008", "security.W012", "security.W016"]
+# A request counts as https because of a proxy's header only when the operator names
+# the header their TLS proxy sets (and strips from clients), e.g. X-Forwarded-Proto;
+# trusting it unconfigured would let any client claim https.
+PROXY_SSL_HEADER = os.environ.get("ASSAY_PROXY_SSL_HEADER", "").strip()
+if PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Every asset comes from Assay itself (no CDN, no inline script or style).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; "
+    "object-src 'none'"
+)
 
 LOGGING = {
     "version": 1,

@@ -1,8 +1,9 @@
 """Importing documents, queries and chunkings: every line checked, all or nothing.
 
-Each importer takes numbered rows (``formats.rows``), validates every one, and inserts
-in batches inside one transaction; if any line is bad, the transaction is rolled back
-and ``FileRejected`` lists every problem by line number, so nothing is written.
+Each importer takes numbered rows (``formats.rows``) and validates every one outside any
+transaction. Documents and chunks are staged in short batches and swapped into the project
+in one short transaction (``staging``); queries are written in one. If any line is bad,
+nothing reaches the project and ``FileRejected`` lists every problem by line number.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .common import (
     json_value,
     whole,
 )
+from .staging import Staging
 
 PAGE_SEPARATOR = "\n\n"
 
@@ -39,9 +41,9 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
     errors = LineErrors()
     existing = set(project.documents.values_list("doc_id", flat=True))
     seen: dict[str, int] = {}
-    batch: list[Document] = []
+    staging = Staging(project)
     created = 0
-    with transaction.atomic():
+    try:
         for line, row in rows:
             if tick:
                 tick()
@@ -83,9 +85,9 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
                 continue
             if errors:
                 continue  # keep validating, stop writing
-            batch.append(
+            staging.add(
                 Document(
-                    project=project,
+                    project=staging.project,
                     doc_id=doc_id,
                     title=title,
                     text=text,
@@ -94,12 +96,25 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
                 )
             )
             created += 1
-            flush(Document, batch)
         if not seen and not errors:
             errors.add(0, "the file holds no documents")
         errors.raise_if_any()
-        flush(Document, batch, force=True)
+    except BaseException:
+        staging.discard()
+        raise
+    staging.swap(lambda staged: _move_documents(staged, project, seen))
     return ImportResult("documents", created)
+
+
+def _move_documents(staged: Project, project: Project, seen: dict[str, int]) -> None:
+    """The swap: refuse ids another import added meanwhile, else move every document."""
+    rows = Document.objects.filter(project=staged)
+    clash = rows.filter(doc_id__in=project.documents.values("doc_id"))
+    errors = LineErrors()
+    for doc_id in clash.values_list("doc_id", flat=True):
+        errors.add(seen[doc_id], f"document {doc_id!r} already exists in this project")
+    errors.raise_if_any()
+    rows.update(project=project)
 
 
 # --- queries ---------------------------------------------------------------------------
@@ -113,49 +128,52 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
     seen: dict[str, int] = {}
     batch: list[Query] = []
     created = 0
-    with transaction.atomic():
-        for line, row in rows:
-            if tick:
-                tick()
-            if isinstance(row, BadLine):
-                errors.add(line, row.message)
-                continue
-            qid = first_id(row, ("qid", "id"))
-            if not check_id(qid, "qid", line, errors):
-                continue
-            if not claim_id(qid, "query", line, seen, errors, existing):
-                continue
-            text = as_text(row.get("text", row.get("query"))).strip()
-            if not text:
-                errors.add(line, "missing query text")
-                continue
-            tags = json_value(row.get("tags", []), line, "tags", errors)
-            if isinstance(tags, str):
-                tags = [t.strip() for t in tags.split(",") if t.strip()]
-            if not isinstance(tags, list):
-                errors.add(line, "tags must be a list")
-                continue
-            metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
-            if not isinstance(metadata, dict):
-                errors.add(line, "metadata must be an object")
-                continue
-            metadata = {**metadata, **{k: v for k, v in row.items() if k not in QUERY_FIELDS}}
-            if errors:
-                continue
-            batch.append(
-                Query(
-                    project=project,
-                    qid=qid,
-                    text=text,
-                    reference_answer=as_text(row.get("reference_answer", row.get("answer"))),
-                    tags=[str(t) for t in tags],
-                    metadata=metadata,
-                )
+    for line, row in rows:
+        if tick:
+            tick()
+        if isinstance(row, BadLine):
+            errors.add(line, row.message)
+            continue
+        qid = first_id(row, ("qid", "id"))
+        if not check_id(qid, "qid", line, errors):
+            continue
+        if not claim_id(qid, "query", line, seen, errors, existing):
+            continue
+        text = as_text(row.get("text", row.get("query"))).strip()
+        if not text:
+            errors.add(line, "missing query text")
+            continue
+        tags = json_value(row.get("tags", []), line, "tags", errors)
+        if isinstance(tags, str):
+            tags = [t.strip() for t in tags.split(",") if t.strip()]
+        if not isinstance(tags, list):
+            errors.add(line, "tags must be a list")
+            continue
+        metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
+        if not isinstance(metadata, dict):
+            errors.add(line, "metadata must be an object")
+            continue
+        metadata = {**metadata, **{k: v for k, v in row.items() if k not in QUERY_FIELDS}}
+        if errors:
+            continue
+        batch.append(
+            Query(
+                project=project,
+                qid=qid,
+                text=text,
+                reference_answer=as_text(row.get("reference_answer", row.get("answer"))),
+                tags=[str(t) for t in tags],
+                metadata=metadata,
             )
-            created += 1
-            flush(Query, batch)
-        if not seen and not errors:
-            errors.add(0, "the file holds no queries")
+        )
+        created += 1
+    if not seen and not errors:
+        errors.add(0, "the file holds no queries")
+    errors.raise_if_any()
+    with transaction.atomic():
+        # Another import may have added some of these ids while the file was read.
+        for qid in set(project.queries.values_list("qid", flat=True)) & seen.keys():
+            errors.add(seen[qid], f"query {qid!r} already exists in this project")
         errors.raise_if_any()
         flush(Query, batch, force=True)
     return ImportResult("queries", created)
@@ -206,12 +224,12 @@ def import_chunks(
         return Document.objects.values_list("text", flat=True).get(pk=pk)
 
     seen: dict[str, int] = {}
-    batch: list[Chunk] = []
     last_end: dict[int, int] = {}
     created = 0
-    with transaction.atomic():
+    staging = Staging(project)
+    try:
         chunking_obj = Chunking.objects.create(
-            project=project,
+            project=staging.project,
             name=chunking,
             parameters=parameters or {},
         )
@@ -258,7 +276,7 @@ def import_chunks(
             last_end[doc_pk] = start
             if errors:
                 continue
-            batch.append(
+            staging.add(
                 Chunk(
                     chunking=chunking_obj,
                     chunk_id=chunk_id,
@@ -268,9 +286,19 @@ def import_chunks(
                 )
             )
             created += 1
-            flush(Chunk, batch)
         if not seen and not errors:
             errors.add(0, "the file holds no chunks")
         errors.raise_if_any()
-        flush(Chunk, batch, force=True)
+    except BaseException:
+        staging.discard()
+        raise
+    staging.swap(lambda staged: _move_chunking(chunking_obj, project))
     return ImportResult("chunks", created, detail=chunking)
+
+
+def _move_chunking(chunking: Chunking, project: Project) -> None:
+    """The swap: the staged chunking (one row) joins the project unless its name was
+    taken meanwhile."""
+    if Chunking.objects.filter(project=project, name=chunking.name).exists():
+        raise FileRejected([f"chunking {chunking.name!r} already exists in this project"])
+    Chunking.objects.filter(pk=chunking.pk).update(project=project)

@@ -38,4 +38,6 @@ class ResilientWorker(Worker):
         except Exception:
             # Recording the outcome failed even after django-tasks' own retries; the task
             # stays claimed, but this worker lives on to run the others.
-            logger.exception("worker %s: could not record task %s", self.worker_id, db_task_result.id)
+            logger.exception(
+                "worker %s: could not record task %s", self.worker_id, db_task_result.id
+            )

@@ -28,7 +28,9 @@ def succeed() -> int:
 
 
 def run_worker() -> None:
-    call_command("db_worker", batch=True, reload=False, startup_delay=False, interval=0, verbosity=0)
+    call_command(
+        "db_worker", batch=True, reload=False, startup_delay=False, interval=0, verbosity=0
+    )
 
 
 def test_the_worker_goes_on_after_a_database_failure_and_a_failing_task(monkeypatch):

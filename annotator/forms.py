@@ -94,7 +94,12 @@ class ImportForm(forms.Form):
         help_text=_("Labels: the pseudo-annotator they belong to, e.g. llm-judge."),
     )
     level = forms.ChoiceField(
-        choices=[("document", _("Document")), ("chunk", _("Chunk"))],
+        choices=[
+            ("document", _("Document")),
+            ("chunk", _("Chunk")),
+            ("passage", _("Passage (start, end)")),
+            ("page", _("Page")),
+        ],
         required=False,
         label=_("Label level"),
     )

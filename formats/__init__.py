@@ -13,7 +13,16 @@ from .arrays import Judged, Ranked, read_qrels, read_run
 from .errors import MAX_REPORTED, BadLine, FileRejected, LineErrors
 from .files import FORMATS, check_file, detect_format
 from .ids import Encoded, encode, factorize
-from .records import cell_text, first_id, judgments, not_whole, repeated, results, whole_number
+from .records import (
+    cell_text,
+    first_id,
+    judgments,
+    not_whole,
+    repeated,
+    results,
+    span_judgments,
+    whole_number,
+)
 from .rows import Row, Rows, RowSource, read_rows
 
 __all__ = [
@@ -42,5 +51,6 @@ __all__ = [
     "read_run",
     "repeated",
     "results",
+    "span_judgments",
     "whole_number",
 ]

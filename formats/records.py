@@ -164,3 +164,30 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
             errors.add(line, not_whole("grade", raw))
         else:
             yield line, qid, item, grade
+
+
+SPAN_COLUMNS = {"passage": ("start", "end"), "page": ("page",)}
+
+
+def span_judgments(
+    rows: Rows, level: str, errors: LineErrors
+) -> Iterator[tuple[int, str, str, tuple[int, ...], int]]:
+    """(line, qid, doc_id, place, grade) of span labels: passage rows ``qid, doc_id,
+    start, end, grade`` (place = (start, end)) or page rows ``qid, doc_id, page, grade``
+    (place = (page,)), from JSONL, CSV or XLSX."""
+    columns = SPAN_COLUMNS[level]
+    for line, row in rows:
+        if isinstance(row, BadLine):
+            errors.add(line, row.message)
+            continue
+        qid = first_id(row, ("qid", "query_id"))
+        doc_id = first_id(row, ("doc_id", "docid"))
+        if qid is None or doc_id is None:
+            errors.add(line, f"each row needs qid, doc_id, {', '.join(columns)} and grade")
+            continue
+        values = [whole_number(row.get(name)) for name in (*columns, "grade")]
+        bad = [name for name, v in zip((*columns, "grade"), values, strict=True) if v is None]
+        for name in bad:
+            errors.add(line, not_whole(name, row.get(name)))
+        if not bad:
+            yield line, qid, doc_id, tuple(values[:-1]), values[-1]

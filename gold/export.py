@@ -8,12 +8,20 @@ from collections import defaultdict
 import numpy as np
 
 from annotator.models import Document, Query
-from numerics.mapping import MappingPolicy
+from numerics.mapping import MappingPolicy, map_pairs
+from numerics.spans import SpanArrays
 from web.downloads import safe_filename
 
 from .models import GoldSet
-from .services import span_consensus
-from .units import gold_unit_grades
+from .units import (
+    LabelRows,
+    Units,
+    consensus_of,
+    frozen_labels,
+    mapping_of,
+    unit_grades,
+    units_for_level,
+)
 from .writers import GoldExport, QueryGold, write_jsonl, write_qrels, write_xlsx
 
 FORMATS = {
@@ -23,37 +31,92 @@ FORMATS = {
 }
 
 
+def supporting_pairs(labels: LabelRows, units: Units, mapping: MappingPolicy):
+    """(label row, unit) pairs where a label reaches a unit: annotators' labels through
+    the mapping, adjudications on the unit with their very span (``gold.units``)."""
+    own = np.flatnonzero(labels.source >= 0)
+    label, unit = map_pairs(
+        SpanArrays(labels.document[own], labels.start[own], labels.end[own]),
+        SpanArrays(units.document, units.start, units.end),
+        policy=mapping,
+    )
+    label = own[label]
+    spans: dict[tuple[int, int, int], list[int]] = defaultdict(list)
+    for index, key in enumerate(zip(units.document, units.start, units.end, strict=True)):
+        spans[tuple(int(v) for v in key)].append(index)
+    extra = [
+        (row, index)
+        for row in np.flatnonzero(labels.source < 0).tolist()
+        for index in spans.get(
+            (int(labels.document[row]), int(labels.start[row]), int(labels.end[row])), ()
+        )
+    ]
+    if extra:
+        label = np.concatenate([label, np.array([e[0] for e in extra], dtype=np.int64)])
+        unit = np.concatenate([unit, np.array([e[1] for e in extra], dtype=np.int64)])
+    return label, unit
+
+
 def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = None) -> GoldExport:
-    """One entry per query with judged units at ``level``; evidence spans with their
-    consensus grade (≥ 1) and text, so the export stands on its own."""
+    """One entry per query with judged units at ``level``.
+
+    ``rel_map`` holds each judged unit's consensus grade; ``evidence`` the labelled spans
+    that support those grades: a span is listed, with the units it grades, when it reaches
+    a unit whose final grade is its own grade. So every ``units`` entry of the evidence
+    is in ``rel_map`` with exactly that evidence's grade, and every unit of ``rel_map`` is
+    supported by at least one evidence entry (grade-0 evidence too, marked not relevant).
+    """
     project = gold_set.project
-    grades = gold_unit_grades(project, level, gold_set=gold_set, mapping=mapping)
+    mapping = mapping or mapping_of(gold_set.policy)
+    units = units_for_level(project, level)
+    labels = frozen_labels(gold_set)
+    grades = unit_grades(labels, units, consensus=consensus_of(gold_set.policy), mapping=mapping)
+    final: dict[tuple[int, int], int] = {}
     rel_maps: dict[int, dict[str, int]] = defaultdict(dict)
     for query_pk, unit, grade in zip(
         grades.query.tolist(), grades.unit.tolist(), grades.grade.tolist(), strict=True
     ):
-        rel_maps[query_pk][str(grades.units.ids[unit])] = grade
-    spans = span_consensus(gold_set)
-    relevant = np.flatnonzero(spans.grade >= 1)
+        final[query_pk, unit] = grade
+        rel_maps[query_pk][str(units.ids[unit])] = grade
+    granularity = list(gold_set.labels.order_by("id").values_list("granularity", flat=True))
+    supported: dict[tuple, list[str]] = defaultdict(list)
+    rows, reached = supporting_pairs(labels, units, mapping)
+    for row, unit in zip(rows.tolist(), reached.tolist(), strict=True):
+        query_pk, grade = int(labels.query[row]), int(labels.grade[row])
+        if final.get((query_pk, unit)) != grade:
+            continue
+        key = (
+            query_pk,
+            int(labels.document[row]),
+            int(labels.start[row]),
+            int(labels.end[row]),
+            granularity[row],
+            grade,
+        )
+        unit_id = str(units.ids[unit])
+        if unit_id not in supported[key]:
+            supported[key].append(unit_id)
     documents = {
         d.pk: d
-        for d in Document.objects.filter(pk__in=set(spans.document_pk[relevant].tolist())).only(
+        for d in Document.objects.filter(pk__in={k[1] for k in supported}).only(
             "doc_id", "text", "page_starts"
         )
     }
     evidence: dict[int, list[dict]] = defaultdict(list)
-    for index in relevant.tolist():
-        document = documents[int(spans.document_pk[index])]
-        start, end = int(spans.start[index]), int(spans.end[index])
-        evidence[int(spans.query_pk[index])].append(
+    for key in sorted(supported, key=lambda k: (k[0], documents[k[1]].doc_id, k[2], k[3], k[4])):
+        query_pk, document_pk, start, end, kind, grade = key
+        document = documents[document_pk]
+        evidence[query_pk].append(
             {
                 "doc_id": document.doc_id,
-                "granularity": spans.granularity[index],
+                "granularity": kind,
                 "start": start,
                 "end": end,
                 "page": document.page_of(start),
-                "grade": int(spans.grade[index]),
-                "text": document.text[start:end] if spans.granularity[index] != "document" else "",
+                "grade": grade,
+                "relevant": grade >= project.relevance_threshold,
+                "units": sorted(supported[key]),
+                "text": document.text[start:end] if kind != "document" else "",
             }
         )
     queries = Query.objects.filter(pk__in=rel_maps.keys()).order_by("qid")
@@ -61,7 +124,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
         name=gold_set.name,
         version=gold_set.version,
         level=level,
-        policy={**gold_set.policy, "mapping": grades.policy["mapping"], "level": level},
+        policy={**gold_set.policy, "mapping": str(mapping), "level": level},
         threshold=project.relevance_threshold,
         queries=[
             QueryGold(

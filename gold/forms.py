@@ -1,33 +1,62 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotator.models import Granularity
 from numerics.consensus import RULES
+from numerics.mapping import MappingPolicy
 
-from .queue import DISAGREEMENT_RULES
+from .disagreements import DISAGREEMENT_RULES
 
 
-class QueueFilterForm(forms.Form):
+class LevelForm(forms.Form):
+    """A level (documents, pages or a chunking) and a mapping policy; bad values → 400."""
+
+    level = forms.CharField(max_length=200, required=False)
+    mapping = forms.CharField(max_length=40, required=False)
+
+    def __init__(self, *args, levels: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.levels = levels
+
+    def clean_level(self):
+        level = self.cleaned_data["level"] or "documents"
+        if level not in self.levels:
+            raise forms.ValidationError(_("Unknown level."))
+        return level
+
+    def clean_mapping(self):
+        try:
+            return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+
+
+class QueueFilterForm(LevelForm):
     rule = forms.ChoiceField(choices=list(DISAGREEMENT_RULES.items()), required=False)
     unresolved = forms.BooleanField(required=False)
     pseudo = forms.BooleanField(required=False, label=_("Include imported labels"))
+    format = forms.ChoiceField(choices=[("jsonl", "JSONL"), ("csv", "CSV")], required=False)
 
     def clean_rule(self):
         return self.cleaned_data["rule"] or "any"
 
 
-class AdjudicateForm(forms.Form):
+class AdjudicateForm(QueueFilterForm):
+    """One unit's final grade: the query, the unit (by id, at the queue's level), a reason."""
+
     query = forms.IntegerField(min_value=1)
-    granularity = forms.ChoiceField(choices=Granularity.choices)
-    document = forms.IntegerField(min_value=1)
-    start = forms.IntegerField(min_value=0)
-    end = forms.IntegerField(min_value=0)
+    unit = forms.CharField(max_length=300)
     grade = forms.IntegerField(min_value=0, max_value=3)
     reason = forms.CharField(required=False, max_length=2000)
 
 
 class FreezeForm(forms.Form):
     name = forms.SlugField(max_length=100, initial="gold", label=_("Name"))
+    annotators = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=_("Annotators"),
+        help_text=_("None ticked: the people who labelled (imported and LLM labels left out)."),
+    )
     rule = forms.ChoiceField(
         choices=[(r, r) for r in RULES], initial="majority", label=_("Consensus rule")
     )
@@ -37,14 +66,23 @@ class FreezeForm(forms.Form):
     adjudicated_first = forms.BooleanField(
         required=False, initial=True, label=_("Adjudicated grade first")
     )
+    mapping = forms.ChoiceField(choices=[], required=False, label=_("Mapping"))
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, annotators: list[tuple[str, str]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].choices = list(annotators)
+        self.fields["mapping"].choices = MAPPING_CHOICES
+
+    def clean_mapping(self):
+        return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
 
 
 class ReleaseForm(forms.Form):
     released = forms.ChoiceField(choices=[("1", "release"), ("0", "withdraw")])
 
 
-class DiffForm(forms.Form):
+class DiffForm(LevelForm):
     against = forms.IntegerField(min_value=1, required=False)
 
 
@@ -76,9 +114,10 @@ class ExportForm(forms.Form):
         return level
 
     def clean_mapping(self):
-        from numerics.mapping import MappingPolicy
-
-        text = self.cleaned_data["mapping"] or "any_overlap"
+        """The policy asked for; none: the gold set's own (``any_overlap`` for live labels)."""
+        text = self.cleaned_data["mapping"]
+        if not text:
+            return None
         try:
             return MappingPolicy.parse(text)
         except ValueError as error:

@@ -1,132 +1,159 @@
-"""The adjudication queue: evidence units on which annotators disagree."""
+"""The adjudication queue: disputed units with every annotator's grade and evidence.
+
+Built on ``gold.disagreements``: each item is one (query, unit) of the chosen level, shows
+the unit's text with each annotator's evidence highlighted in it, and links to the whole
+document. Resolving an item adjudicates that unit's span (``gold.services.adjudicate``).
+"""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
-from django.db.models import Count, F, Max, Min, Q
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
-from annotator.models import Judgment, Project
+from annotator.labels import Evidence
+from annotator.models import Chunk, Document, Granularity, Judgment, Project, Query
 
+from .disagreements import DISAGREEMENT_RULES, DisputedUnit, disagreements
 from .models import Adjudication
+from .units import DOCUMENTS, PAGES, Units
 
-DISAGREEMENT_RULES = {
-    "any": "grades differ",
-    "relevance": "some say relevant, some not (at the project's threshold)",
-    "spread2": "grades two or more apart",
-}
+__all__ = ["DISAGREEMENT_RULES", "QueueItem", "adjudication_queue", "unit_evidence"]
+
+TEXT_LIMIT = 20_000  # characters of a unit shown in the queue; the document link has all
+
+
+@dataclass
+class Highlight:
+    annotator: str
+    index: int  # the annotator's colour
+    start: int
+    end: int
+    grade: int
 
 
 @dataclass
 class QueueItem:
-    query: object
-    granularity: str
-    document: object
-    start: int
-    end: int
-    chunk: object | None
-    labels: list = field(default_factory=list)  # Judgments, one per annotator
+    """One disputed unit as the adjudicator sees it."""
+
+    level: str
+    disputed: DisputedUnit
+    query: Query
+    document: Document
+    grades: list[tuple[str, int, int]]  # (annotator, colour index, grade)
+    highlights: list[Highlight] = field(default_factory=list)
     adjudication: Adjudication | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.query.pk}-{self.granularity}-{self.document.pk}-{self.start}-{self.end}"
+        return f"{self.query.pk}-{self.disputed.unit}"
 
     @property
-    def text(self) -> str:
-        return self.document.text[self.start : self.end]
+    def text(self) -> SafeString:
+        unit = self.disputed
+        return marked_text(self.document.text, unit.start, unit.end, self.highlights)
+
+    @property
+    def document_url(self) -> str:
+        query, unit = self.query, self.disputed
+        url = reverse("annotator:label_query_document", args=[query.project.slug, query.pk])
+        return f"{url}?document={self.document.pk}&at={unit.start}&end={unit.end}"
 
 
-def rule_filter(rule: str, threshold: int) -> Q:
-    """The disagreement rule as a condition on a unit's lowest and highest grade."""
-    if rule == "any":
-        return Q(lo__lt=F("hi"))
-    if rule == "relevance":
-        return Q(lo__lt=threshold, hi__gte=threshold)
-    if rule == "spread2":
-        return Q(hi__gte=F("lo") + 2)
-    raise ValueError(f"unknown disagreement rule {rule!r}")
+def marked_text(text: str, start: int, end: int, highlights: list[Highlight]) -> SafeString:
+    """The unit's text, each piece in a ``<mark>`` naming the annotators whose evidence
+    covers it (classes ``a0``, ``a1`` … give each annotator a colour)."""
+    end = min(end, start + TEXT_LIMIT)
+    bounds = {start, end}
+    for h in highlights:
+        bounds.update(min(max(p, start), end) for p in (h.start, h.end))
+    html = []
+    for a, b in itertools.pairwise(sorted(bounds)):
+        piece = escape(text[a:b])
+        covering = [h for h in highlights if h.start <= a and h.end >= b]
+        if covering:
+            names = " ".join(sorted({escape(h.annotator) for h in covering}))
+            classes = " ".join(sorted({f"a{h.index}" for h in covering}))
+            html.append(f'<mark class="ev {classes}" data-annotators="{names}">{piece}</mark>')
+        else:
+            html.append(str(piece))
+    if start + TEXT_LIMIT < len(text) and end < start + TEXT_LIMIT + 1:
+        html.append("…")
+    return mark_safe("".join(html))  # noqa: S308 - every piece of text is escaped above
 
 
-UNIT_FIELDS = ("query_id", "granularity", "document_id", "start", "end")
+def _items(project: Project, level: str, units: Units, found: list[DisputedUnit]):
+    queries = {q.pk: q for q in Query.objects.filter(pk__in={d.query_pk for d in found})}
+    documents = {d.pk: d for d in Document.objects.filter(pk__in={d.document_pk for d in found})}
+    names = sorted({name for d in found for name in d.grades})
+    colour = {name: index for index, name in enumerate(names)}
+    labels: dict[tuple[int, int, str], list[tuple[int, int, int]]] = {}
+    rows = Judgment.objects.filter(
+        query_id__in=list(queries),
+        document_id__in=list(documents),
+        annotator__username__in=names,
+    ).values_list("query_id", "document_id", "annotator__username", "start", "end", "grade")
+    for query_pk, document_pk, name, start, end, grade in rows:
+        labels.setdefault((query_pk, document_pk, name), []).append((start, end, grade))
+    adjudications = {
+        (a.query_id, a.document_id, a.start, a.end): a
+        for a in Adjudication.objects.filter(
+            query_id__in=list(queries), document_id__in=list(documents)
+        ).select_related("adjudicator")
+    }
+    items = []
+    for d in found:
+        highlights = [
+            Highlight(name, colour[name], max(s, d.start), min(e, d.end), g)
+            for name in d.grades
+            for s, e, g in labels.get((d.query_pk, d.document_pk, name), ())
+            if (s < d.end and e > d.start) or (s == e == d.start == d.end)
+        ]
+        items.append(
+            QueueItem(
+                level=level,
+                disputed=d,
+                query=queries[d.query_pk],
+                document=documents[d.document_pk],
+                grades=[(name, colour[name], grade) for name, grade in sorted(d.grades.items())],
+                highlights=highlights,
+                adjudication=adjudications.get((d.query_pk, d.document_pk, d.start, d.end)),
+            )
+        )
+    return items
 
 
-def disagreement_queue(
+def adjudication_queue(
     project: Project,
-    rule: str = "any",
+    level: str,
     *,
-    include_pseudo: bool = False,
+    units: Units,
     unresolved_only: bool = False,
     limit: int = 500,
+    query: Query | None = None,
+    unit: int | None = None,
+    **options,
 ) -> list[QueueItem]:
-    """Units labelled by two or more annotators whose grades disagree, widest spread first.
-
-    The database finds the disagreeing units (one grouped query); only their labels are
-    loaded.
-    """
-    judgments = Judgment.objects.filter(query__project=project)
-    if not include_pseudo:
-        pseudo = project.memberships.filter(is_pseudo=True).values("user_id")
-        judgments = judgments.exclude(annotator_id__in=pseudo)
-    units = (
-        judgments.values(*UNIT_FIELDS)
-        .annotate(n=Count("id"), lo=Min("grade"), hi=Max("grade"))
-        .filter(Q(n__gte=2) & rule_filter(rule, project.relevance_threshold))
-        .order_by(F("lo") - F("hi"), *UNIT_FIELDS)
-    )
-    adjudications = {
-        tuple(getattr(a, f) for f in UNIT_FIELDS): a
-        for a in Adjudication.objects.filter(query__project=project)
-    }
-    keys = [tuple(u[f] for f in UNIT_FIELDS) for u in units]
+    """Queue items at ``level`` (``options`` as for ``disagreements``), grouped by query,
+    unresolved first; ``query``/``unit`` pick one item (to re-render it in place)."""
+    found = disagreements(project, level, units=units, **options)
+    if query is not None:
+        found = [d for d in found if d.query_pk == query.pk and (unit is None or d.unit == unit)]
     if unresolved_only:
-        keys = [k for k in keys if k not in adjudications]
-    keys = keys[:limit]
-    if not keys:
-        return []
-    wanted = set(keys)
-    items: dict[tuple, QueueItem] = {}
-    labels = (
-        judgments.filter(query_id__in={k[0] for k in keys}, document_id__in={k[2] for k in keys})
-        .select_related("query", "document", "chunk", "annotator")
-        .order_by("annotator__username")
-    )
-    for j in labels:
-        key = tuple(getattr(j, f) for f in UNIT_FIELDS)
-        if key not in wanted:
-            continue
-        item = items.get(key)
-        if item is None:
-            item = items[key] = QueueItem(
-                j.query,
-                j.granularity,
-                j.document,
-                j.start,
-                j.end,
-                j.chunk,
-                adjudication=adjudications.get(key),
-            )
-        item.labels.append(j)
-    return [items[k] for k in keys if k in items]
+        found = [d for d in found if d.resolved is None]
+    return _items(project, level, units, found[:limit])
 
 
-def queue_item(query, granularity: str, document, start: int, end: int) -> QueueItem | None:
-    """One unit with all its labels and its adjudication (for in-place re-rendering)."""
-    unit = {"granularity": granularity, "document": document, "start": start, "end": end}
-    labels = list(
-        Judgment.objects.filter(query=query, **unit)
-        .select_related("annotator", "chunk")
-        .order_by("annotator__username")
-    )
-    if not labels:
-        return None
-    return QueueItem(
-        query,
-        granularity,
-        document,
-        start,
-        end,
-        labels[0].chunk,
-        labels,
-        Adjudication.objects.filter(query=query, **unit).first(),
-    )
+def unit_evidence(project: Project, units: Units, index: int) -> Evidence:
+    """The evidence an adjudication of unit ``index`` of ``units`` is given on."""
+    document = Document.objects.get(project=project, pk=int(units.document[index]))
+    start, end = int(units.start[index]), int(units.end[index])
+    if units.level == DOCUMENTS:
+        return Evidence(Granularity.DOCUMENT, document, start, end)
+    if units.level == PAGES:
+        return Evidence(Granularity.PAGE, document, start, end)
+    chunk = Chunk.objects.get(pk=int(units.pk[index]))
+    return Evidence.for_chunk(chunk)

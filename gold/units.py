@@ -9,7 +9,10 @@ agreement page and the metric dashboards:
 2. each annotator's grade of a unit is the max over their labels that qualify for it
    (a unit touched only by grade-0 evidence is judged non-relevant);
 3. the annotators' grades of a unit become one under the consensus policy, an
-   adjudicated grade replacing the rule's result.
+   adjudicated grade replacing the rule's result. An adjudication is given on one unit
+   (a chunk, a page, a document) and settles exactly the units with that same span: it
+   is not mapped onto neighbours, since a lead who resolved one chunk said nothing about
+   the overlapping chunk beside it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from numerics.mapping import MappingPolicy, map_pairs
 from numerics.spans import SpanArrays
 
 from .models import Adjudication, GoldSet
-from .services import ConsensusPolicy
+from .policy import ConsensusPolicy
 
 DOCUMENTS = "documents"
 PAGES = "pages"
@@ -71,6 +74,18 @@ class LabelRows:
     end: np.ndarray
     grade: np.ndarray
     annotators: list[str]
+
+    def take(self, mask: np.ndarray) -> LabelRows:
+        """The rows where ``mask`` holds (the annotator names unchanged)."""
+        return LabelRows(
+            self.query[mask],
+            self.source[mask],
+            self.document[mask],
+            self.start[mask],
+            self.end[mask],
+            self.grade[mask],
+            self.annotators,
+        )
 
 
 @dataclass(frozen=True)
@@ -180,7 +195,7 @@ def live_labels(
 def frozen_labels(gold_set: GoldSet) -> LabelRows:
     values = [
         (q, None if adjudicated else annotator, d, s, e, g)
-        for q, annotator, adjudicated, d, s, e, g in gold_set.labels.values_list(
+        for q, annotator, adjudicated, d, s, e, g in gold_set.labels.order_by("id").values_list(
             "query_id", "annotator", "adjudicated", "document_id", "start", "end", "grade"
         )
     ]
@@ -212,6 +227,50 @@ def annotator_unit_grades(labels: LabelRows, units: Units, mapping: MappingPolic
     return query[last], unit[last], source[last], grade[last]
 
 
+def adjudicated_units(labels: LabelRows, units: Units):
+    """(query, unit, grade) of every unit whose span is exactly an adjudicated span.
+
+    Only the adjudication rows (``source`` < 0) count; several adjudications of one unit
+    (given at different granularities on the same span) keep the highest grade.
+    """
+    empty = np.zeros(0, dtype=np.int64)
+    adjudicated = np.flatnonzero(labels.source < 0)
+    if adjudicated.size == 0 or units.ids.size == 0:
+        return empty, empty, empty
+    spans: dict[tuple[int, int, int], list[int]] = {}
+    for index, key in enumerate(zip(units.document, units.start, units.end, strict=True)):
+        spans.setdefault((int(key[0]), int(key[1]), int(key[2])), []).append(index)
+    query, unit, grade = [], [], []
+    for row in adjudicated.tolist():
+        key = (int(labels.document[row]), int(labels.start[row]), int(labels.end[row]))
+        for index in spans.get(key, ()):
+            query.append(int(labels.query[row]))
+            unit.append(index)
+            grade.append(int(labels.grade[row]))
+    if not query:
+        return empty, empty, empty
+    query, unit, grade = (np.array(a, dtype=np.int64) for a in (query, unit, grade))
+    order = np.lexsort((grade, unit, query))
+    query, unit, grade = query[order], unit[order], grade[order]
+    last = np.ones(query.size, dtype=bool)
+    last[:-1] = (query[1:] != query[:-1]) | (unit[1:] != unit[:-1])
+    return query[last], unit[last], grade[last]
+
+
+def consensus_of(policy: dict) -> ConsensusPolicy:
+    """The consensus part of a stored gold-set policy."""
+    return ConsensusPolicy(
+        rule=policy.get("rule", "majority"),
+        min_annotators=policy.get("min_annotators", 1),
+        adjudicated_first=policy.get("adjudicated_first", True),
+    )
+
+
+def mapping_of(policy: dict) -> MappingPolicy:
+    """The mapping part of a stored gold-set policy (the default for older versions)."""
+    return MappingPolicy.parse(policy.get("mapping") or DEFAULT_MAPPING["rule"])
+
+
 def unit_grades(
     labels: LabelRows,
     units: Units,
@@ -221,28 +280,31 @@ def unit_grades(
 ) -> UnitGrades:
     consensus = consensus or ConsensusPolicy()
     mapping = mapping or MappingPolicy.parse(DEFAULT_MAPPING["rule"])
-    query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
-    # (query, unit) pairs are consecutive after the lexsort: number them.
-    new_pair = np.ones(query.size, dtype=bool)
-    new_pair[1:] = (query[1:] != query[:-1]) | (unit[1:] != unit[:-1])
-    pair = np.cumsum(new_pair) - 1
-    n_pairs = int(pair[-1]) + 1 if pair.size else 0
-    adjudicated = source < 0
-    use_adjudication = consensus.adjudicated_first
+    query, unit, _source, grade = annotator_unit_grades(
+        labels.take(labels.source >= 0), units, mapping
+    )
+    if consensus.adjudicated_first:
+        a_query, a_unit, a_grade = adjudicated_units(labels, units)
+    else:
+        a_query = a_unit = a_grade = np.zeros(0, dtype=np.int64)
+    # Number the judged (query, unit) pairs, annotated or adjudicated, in sorted order.
+    width = max(int(units.ids.size), 1)
+    keys = np.concatenate([query * width + unit, a_query * width + a_unit])
+    pairs, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.ravel()
     final, n = consensus_grades(
-        pair[~adjudicated],
-        grade[~adjudicated],
-        n_pairs,
+        inverse[: query.size],
+        grade,
+        pairs.size,
         consensus.rule,
         consensus.min_annotators,
-        pair[adjudicated] if use_adjudication else None,
-        grade[adjudicated] if use_adjudication else None,
+        inverse[query.size :],
+        a_grade,
     )
     keep = final != NO_CONSENSUS
-    first = np.flatnonzero(new_pair)
     return UnitGrades(
-        query=query[first][keep],
-        unit=unit[first][keep],
+        query=(pairs // width)[keep],
+        unit=(pairs % width)[keep],
         grade=final[keep],
         n_annotators=n[keep],
         units=units,
@@ -257,14 +319,20 @@ def gold_unit_grades(
     gold_set: GoldSet | None = None,
     mapping: MappingPolicy | None = None,
 ) -> UnitGrades:
-    """Grades at ``level`` from a frozen gold set (its own policy) or the live labels."""
+    """Grades at ``level`` from a frozen gold set (its own policy; its own mapping unless
+    another is given) or the live labels."""
     units = units_for_level(project, level)
     if gold_set is not None:
-        policy = gold_set.policy
-        consensus = ConsensusPolicy(
-            rule=policy.get("rule", "majority"),
-            min_annotators=policy.get("min_annotators", 1),
-            adjudicated_first=policy.get("adjudicated_first", True),
+        return unit_grades(
+            frozen_labels(gold_set),
+            units,
+            consensus=consensus_of(gold_set.policy),
+            mapping=mapping or mapping_of(gold_set.policy),
         )
-        return unit_grades(frozen_labels(gold_set), units, consensus=consensus, mapping=mapping)
     return unit_grades(live_labels(project), units, mapping=mapping)
+
+
+def unit_index(units: Units, unit_id: str) -> int | None:
+    """Position of the unit named ``unit_id`` among ``units``, or None."""
+    found = np.flatnonzero(units.ids == unit_id)
+    return int(found[0]) if found.size else None

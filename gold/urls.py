@@ -7,6 +7,11 @@ app_name = "gold"
 urlpatterns = [
     path("p/<slug:slug>/adjudicate/", views.adjudication_queue, name="queue"),
     path("p/<slug:slug>/adjudicate/save/", views.adjudicate_item, name="adjudicate"),
+    path(
+        "p/<slug:slug>/adjudicate/download/",
+        views.disagreements_download,
+        name="disagreements_download",
+    ),
     path("p/<slug:slug>/agreement/", views.agreement, name="agreement"),
     path("p/<slug:slug>/gold/", views.gold_set_list, name="list"),
     path("p/<slug:slug>/gold/<int:pk>/", views.gold_set_detail, name="detail"),

@@ -18,13 +18,13 @@ from annotator.access import (
     reads_gold_set,
     require_grades,
 )
-from annotator.labels import Evidence
-from annotator.models import Document, Granularity, Membership, Project, Query, Role
+from annotator.models import Membership, Project, Query, Role
 from numerics.grades import GRADES
 from web.downloads import attachment
 from web.htmx import for_htmx
 
 from .agreement import chosen_pair, pair_matrix, project_agreement, read_alpha, read_kappa
+from .disagreements import DISAGREEMENT_RULES, disagreement_file, disagreements
 from .export import FORMATS, build_export, export_filename, render_export
 from .forms import (
     MAPPING_CHOICES,
@@ -32,13 +32,17 @@ from .forms import (
     DiffForm,
     ExportForm,
     FreezeForm,
+    LevelForm,
     QueueFilterForm,
     ReleaseForm,
 )
 from .models import GoldSet
-from .queue import DISAGREEMENT_RULES, disagreement_queue, queue_item
-from .services import ConsensusPolicy, adjudicate, diff_gold_sets, freeze_gold_set
-from .units import levels
+from .policy import SelectionError, people, pseudo_annotators
+from .queue import adjudication_queue as adjudication_queue_items
+from .queue import unit_evidence
+from .services import ConsensusPolicy, adjudicate, freeze_gold_set, gold_policy, preview_gold_set
+from .units import levels, unit_index, units_for_level
+from .versions import diff_gold_sets
 
 ADJUDICATORS = (Role.OWNER, Role.ADJUDICATOR)
 
@@ -59,96 +63,195 @@ def _get_readable_gold_set_for_user(
     return gold_set, project, membership
 
 
+def _queue_form(request: HttpRequest, project: Project, data) -> QueueFilterForm | None:
+    form_class = AdjudicateForm if request.method == "POST" else QueueFilterForm
+    form = form_class(data, levels=levels(project))
+    return form if form.is_valid() else None
+
+
+def _queue_options(data: dict) -> dict:
+    return {
+        "mapping": data["mapping"],
+        "rule": data["rule"],
+        "include_pseudo": data["pseudo"],
+    }
+
+
 @login_required
 @require_GET
 @for_htmx("gold/partials/queue_items.html")
 def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
+    """Disputed units of a level, grouped by query, unresolved first."""
     project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
-    form = QueueFilterForm(request.GET)
-    if not form.is_valid():
+    form = _queue_form(request, project, request.GET)
+    if form is None:
         return HttpResponseBadRequest(_("Bad filter parameters."))
-    items = disagreement_queue(
+    data = form.cleaned_data
+    units = units_for_level(project, data["level"])
+    items = adjudication_queue_items(
         project,
-        form.cleaned_data["rule"],
-        include_pseudo=form.cleaned_data["pseudo"],
-        unresolved_only=form.cleaned_data["unresolved"],
+        data["level"],
+        units=units,
+        unresolved_only=data["unresolved"],
+        **_queue_options(data),
     )
     context = {
         "project": project,
         "membership": membership,
         "items": items,
+        "groups": _by_query(items),
         "form": form,
+        "filters": _filters(data),
         "rules": DISAGREEMENT_RULES,
+        "levels": levels(project),
+        "mappings": MAPPING_CHOICES,
         "grade_labels": project.grade_labels,
     }
     return TemplateResponse(request, "gold/queue.html", context)
 
 
+def _by_query(items: list) -> list[tuple]:
+    """(query, its items) in the queue's order."""
+    groups: list[tuple] = []
+    for item in items:
+        if not groups or groups[-1][0].pk != item.query.pk:
+            groups.append((item.query, []))
+        groups[-1][1].append(item)
+    return groups
+
+
+def _filters(data: dict) -> dict:
+    """The queue's filter values, carried by every resolve form and the download link."""
+    return {
+        "level": data["level"],
+        "mapping": str(data["mapping"]),
+        "rule": data["rule"],
+        "pseudo": "1" if data["pseudo"] else "",
+    }
+
+
+@login_required
+@require_GET
+def disagreements_download(request: HttpRequest, slug: str) -> HttpResponse:
+    """The queue's disputed units as JSONL or CSV (``manage.py disagreements``' rows)."""
+    project, _membership = get_project_for_user(request, slug, *ADJUDICATORS)
+    form = _queue_form(request, project, request.GET)
+    if form is None:
+        return HttpResponseBadRequest(_("Bad filter parameters."))
+    data = form.cleaned_data
+    fmt = data["format"] or "jsonl"
+    rows = disagreements(project, data["level"], **_queue_options(data))
+    content_type = "text/csv" if fmt == "csv" else "application/x-ndjson"
+    return attachment(
+        disagreement_file(rows, fmt),
+        f"{content_type}; charset=utf-8",
+        f"{project.slug}-disagreements-{data['level']}.{fmt}",
+    )
+
+
 @login_required
 @require_POST
 def adjudicate_item(request: HttpRequest, slug: str) -> HttpResponse:
+    """Resolve one disputed unit with a grade and a reason (kept in history)."""
     project, _membership = get_project_for_user(request, slug, *ADJUDICATORS)
-    form = AdjudicateForm(request.POST)
-    if not form.is_valid():
+    form = _queue_form(request, project, request.POST)
+    if form is None:
+        form = AdjudicateForm(request.POST, levels=levels(project))
+        form.is_valid()
         return HttpResponseBadRequest(
             _("Bad adjudication: %(errors)s") % {"errors": form.errors.as_text()}
         )
     data = form.cleaned_data
     query = get_object_or_404(Query, project=project, pk=data["query"])
-    document = get_object_or_404(Document, project=project, pk=data["document"])
-    item = queue_item(query, data["granularity"], document, data["start"], data["end"])
-    if item is None:
-        return HttpResponseBadRequest(_("Nobody labelled this evidence for this query."))
-    chunk = item.chunk if data["granularity"] == Granularity.CHUNK else None
-    evidence = Evidence(data["granularity"], document, data["start"], data["end"], chunk)
-    item.adjudication = adjudicate(
+    units = units_for_level(project, data["level"])
+    index = unit_index(units, data["unit"])
+    if index is None:
+        return HttpResponseBadRequest(_("No such unit at this level."))
+    adjudicate(
         query=query,
-        evidence=evidence,
+        evidence=unit_evidence(project, units, index),
         grade=data["grade"],
         reason=data["reason"],
         adjudicator=request.user,
     )
     if not request.htmx:  # a plain form post: post/redirect/get back to the queue
         return redirect("gold:queue", slug=slug)
+    items = adjudication_queue_items(
+        project, data["level"], units=units, query=query, unit=index, **_queue_options(data)
+    )
+    if not items:
+        return HttpResponse("")
     context = {
         "project": project,
-        "item": item,
+        "item": items[0],
+        "filters": _filters(data),
         "grade_labels": project.grade_labels,
         "saved": True,
     }
     return TemplateResponse(request, "gold/partials/queue_item.html", context)
 
 
+def _freeze_form(project: Project, data=None) -> FreezeForm:
+    names = [(name, name) for name in people(project)]
+    names += [(name, f"{name} ({_('imported')})") for name in pseudo_annotators(project)]
+    return FreezeForm(data, annotators=names)
+
+
+def _recorded_policy(project: Project, form: FreezeForm) -> dict | None:
+    """The policy the form asks for, or None with the form's error set."""
+    data = form.cleaned_data
+    try:
+        return gold_policy(
+            project,
+            ConsensusPolicy(data["rule"], data["min_annotators"], data["adjudicated_first"]),
+            data["annotators"] or None,
+            data["mapping"],
+        )
+    except SelectionError as error:
+        form.add_error("annotators", str(error))
+        return None
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def gold_set_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The versions; leads preview and freeze a new one from chosen annotators."""
     project, membership = get_project_for_user(request, slug)
     can_freeze = membership.role in ADJUDICATORS
-    form = FreezeForm()
+    form = _freeze_form(project)
+    preview = policy = None
     if request.method == "POST":
         if not can_freeze:
             raise PermissionDenied(_("Only owners and adjudicators freeze gold sets."))
-        form = FreezeForm(request.POST)
-        if form.is_valid():
-            data = form.cleaned_data
-            gold_set = freeze_gold_set(
-                project,
-                data["name"],
-                note=data["note"],
-                created_by=request.user,
-                policy=ConsensusPolicy(
-                    data["rule"], data["min_annotators"], data["adjudicated_first"]
-                ),
-            )
-            return redirect("gold:detail", slug=slug, pk=gold_set.pk)
+        form = _freeze_form(project, request.POST)
+        if form.is_valid() and (policy := _recorded_policy(project, form)) is not None:
+            if "preview" in request.POST:
+                preview = preview_gold_set(project, policy)
+            else:
+                data = form.cleaned_data
+                gold_set = freeze_gold_set(
+                    project,
+                    data["name"],
+                    note=data["note"],
+                    created_by=request.user,
+                    policy=ConsensusPolicy(
+                        data["rule"], data["min_annotators"], data["adjudicated_first"]
+                    ),
+                    annotators=data["annotators"] or None,
+                    mapping=data["mapping"],
+                )
+                return redirect("gold:detail", slug=slug, pk=gold_set.pk)
     context = {
         "project": project,
         "membership": membership,
         "form": form,
         "can_freeze": can_freeze,
+        "preview": preview,
+        "preview_policy": policy,
         "gold_sets": project.gold_sets.select_related("created_by"),
     }
-    return TemplateResponse(request, "gold/gold_set_list.html", context)
+    status = 400 if request.method == "POST" and form.errors else 200
+    return TemplateResponse(request, "gold/gold_set_list.html", context, status=status)
 
 
 @login_required
@@ -156,21 +259,16 @@ def gold_set_list(request: HttpRequest, slug: str) -> HttpResponse:
 @for_htmx("gold/partials/gold_diff.html")
 def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     gold_set, project, membership = _get_gold_set_for_user(request, slug, pk)
-    form = DiffForm(request.GET)
+    form = DiffForm(request.GET, levels=levels(project))
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad comparison parameter."))
     diff = other = None
+    level = form.cleaned_data["level"]
     if form.cleaned_data["against"]:
         other = get_object_or_404(GoldSet, project=project, pk=form.cleaned_data["against"])
         require_grades(membership, gold_set)  # a diff shows both versions' grades
         require_grades(membership, other)
-        diff = diff_gold_sets(other, gold_set)
-        queries = dict(project.queries.values_list("pk", "qid"))
-        documents = dict(project.documents.values_list("pk", "doc_id"))
-        for rows in diff.values():
-            for row in rows:
-                row["qid"] = queries.get(row["query"])
-                row["doc_id"] = documents.get(row["document"])
+        diff = diff_gold_sets(other, gold_set, level=level, mapping=form.cleaned_data["mapping"])
     context = {
         "project": project,
         "membership": membership,
@@ -181,6 +279,7 @@ def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "is_owner": membership.role == Role.OWNER,
         "reads_grades": reads_gold_set(membership, gold_set),
         "levels": levels(project),
+        "level": level,
         "mappings": MAPPING_CHOICES,
     }
     return TemplateResponse(request, "gold/gold_set_detail.html", context)
@@ -231,9 +330,7 @@ def gold_set_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     """Agreement of the project's annotators at a level, with readings and drill-downs."""
     project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
-    form = ExportForm(
-        {"level": "documents", "format": "jsonl", **request.GET.dict()}, levels=levels(project)
-    )
+    form = LevelForm(request.GET, levels=levels(project))
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad agreement parameters."))
     level, mapping = form.cleaned_data["level"], form.cleaned_data["mapping"]

@@ -2,8 +2,11 @@
 
 JSONL, one line per query:
     {"qid", "query", "gold_evidence": [unit ids with grade >= threshold, best first],
-     "rel_map": {unit id: grade}, "gold_answer", "evidence": [{"doc_id", "start", "end",
-     "page", "grade", "text"}], "level", "policy"}
+     "rel_map": {unit id: grade}, "gold_answer", "evidence": [{"doc_id", "granularity",
+     "start", "end", "page", "grade", "relevant", "units", "text"}], "level", "policy"}
+``evidence`` and ``rel_map`` never disagree: each evidence entry's ``units`` are keys of
+``rel_map`` holding exactly the entry's ``grade``, and every key of ``rel_map`` is among
+the ``units`` of some entry (see ``gold.export.build_export``).
 TREC qrels: ``qid 0 unit_id grade`` per judged unit (grade 0 included: judged
 non-relevant), sorted by qid then unit id, as trec_eval reads it.
 """
@@ -79,7 +82,13 @@ def write_xlsx(export: GoldExport, out: IO[bytes], agreement_rows: list[list] | 
         gold = export.gold_evidence(query)
         append(queries, [query.qid, query.query, query.gold_answer, len(gold), " ".join(gold)])
     evidence = book.create_sheet("evidence")
-    append(evidence, ["qid", "doc_id", "start", "end", "page", "grade", "text"])
+    append(
+        evidence,
+        [
+            *("qid", "doc_id", "granularity", "start", "end", "page"),
+            *("grade", "relevant", "units", "text"),
+        ],
+    )
     for query in export.queries:
         for item in query.evidence:
             append(
@@ -87,10 +96,13 @@ def write_xlsx(export: GoldExport, out: IO[bytes], agreement_rows: list[list] | 
                 [
                     query.qid,
                     item["doc_id"],
+                    item["granularity"],
                     item["start"],
                     item["end"],
                     item["page"],
                     item["grade"],
+                    item["relevant"],
+                    " ".join(item["units"]),
                     item["text"],
                 ],
             )

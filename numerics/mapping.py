@@ -10,7 +10,11 @@ Which units an evidence span grades is a *mapping policy*:
 - ``any_overlap``            any overlap (at least one character).
 
 In every policy the overlap must be at least one character: spans that only touch
-(``a.end == b.start``) do not overlap, and empty spans map to nothing. A unit's grade is
+(``a.end == b.start``) do not overlap. The one exception is an empty span: it carries no
+text, so it grades exactly the units with the very same (empty) span, under every policy —
+a whole-document label on a document without text reaches that document (and its one
+empty page), as trec_eval counts such a judgement; an empty span reaches nothing else. A
+unit's grade is
 the max over the evidence that qualifies for it; a unit reached only by grade-0 evidence is
 judged non-relevant (0); a unit reached by nothing is unjudged (-1).
 
@@ -148,6 +152,34 @@ class _Candidates:
         return self.overlap * den >= num * length
 
 
+def _identical_empty(evidence: SpanArrays, units: SpanArrays) -> tuple[np.ndarray, np.ndarray]:
+    """``(evidence_index, unit_index)`` of every empty evidence span and empty unit that are
+    the same span (document and offset)."""
+    empty = np.zeros(0, dtype=np.int64)
+    ev = np.flatnonzero(evidence.end == evidence.start)
+    un = np.flatnonzero(units.end == units.start)
+    if ev.size == 0 or un.size == 0:
+        return empty, empty
+    keys = np.concatenate(
+        [
+            np.stack([evidence.document[ev], evidence.start[ev]], axis=1),
+            np.stack([units.document[un], units.start[un]], axis=1),
+        ]
+    )
+    _, code = np.unique(keys, axis=0, return_inverse=True)
+    code = code.ravel()
+    ev_code, un_code = code[: ev.size], code[ev.size :]
+    order = np.argsort(un_code, kind="stable")
+    sorted_code = un_code[order]
+    lo = np.searchsorted(sorted_code, ev_code, side="left")
+    counts = np.searchsorted(sorted_code, ev_code, side="right") - lo
+    total = int(counts.sum())
+    if total == 0:
+        return empty, empty
+    within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(ev, counts), un[order[np.repeat(lo, counts) + within]]
+
+
 def candidate_pairs(evidence: SpanArrays, units: SpanArrays):
     """Every (evidence, unit) pair of the same document with at least one shared character.
 
@@ -165,7 +197,11 @@ def map_pairs(evidence: SpanArrays, units: SpanArrays, *, policy: MappingPolicy)
     """
     found = _Candidates(evidence, units)
     keep = found.qualifying(policy)
-    return found.evidence[keep], found.order[found.position[keep]]
+    empty_evidence, empty_unit = _identical_empty(evidence, units)
+    return (
+        np.concatenate([found.evidence[keep], empty_evidence]),
+        np.concatenate([found.order[found.position[keep]], empty_unit]),
+    )
 
 
 def map_evidence(
@@ -183,6 +219,8 @@ def map_evidence(
     np.maximum.at(grades, found.position[keep], _as_int(grade)[0][found.evidence[keep]])
     result = np.full(len(units), UNJUDGED, dtype=np.int64)
     result[found.order] = grades
+    empty_evidence, empty_unit = _identical_empty(evidence, units)
+    np.maximum.at(result, empty_unit, _as_int(grade)[0][empty_evidence])
     return result
 
 

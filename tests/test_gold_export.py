@@ -69,6 +69,8 @@ def test_chunk_level_export_maps_spans_and_takes_consensus(personas, corpus, lab
         "end": labelled["zh"] + 2,
         "page": 2,
         "grade": 2,
+        "relevant": True,
+        "units": ["h1"],
         "text": "机翼",
     }
     documents = build_export(gold_set, "documents")

@@ -2,15 +2,16 @@ import pytest
 
 from annotator.labels import Evidence, change_label
 from gold.models import AdjudicationHistory, GoldSet
-from gold.services import (
-    ConsensusPolicy,
-    adjudicate,
-    diff_gold_sets,
-    freeze_gold_set,
-    span_consensus,
-)
+from gold.services import ConsensusPolicy, adjudicate, freeze_gold_set
+from gold.versions import diff_gold_sets, unit_map
+from numerics.mapping import MappingPolicy
 
 pytestmark = pytest.mark.django_db
+
+
+def chunk_grades(gold_set) -> list[int]:
+    """The consensus grades of the gold set's units in the corpus' one-chunk chunking."""
+    return list(unit_map(gold_set, "c256", MappingPolicy()).values())
 
 
 @pytest.fixture
@@ -27,12 +28,15 @@ def test_freeze_snapshots_labels_and_applies_the_policy(personas, corpus, disagr
     project = personas["project"]
     v1 = freeze_gold_set(project, "main", policy=ConsensusPolicy("min"))
     assert (v1.version, v1.n_labels, v1.n_queries) == (1, 2, 1)
-    assert span_consensus(v1).grade.tolist() == [1]
+    assert chunk_grades(v1) == [1]
     v2 = freeze_gold_set(project, "main", policy=ConsensusPolicy("max"))
     assert v2.version == 2
-    assert span_consensus(v2).grade.tolist() == [3]
-    assert diff_gold_sets(v1, v2)["changed"][0]["old"] == 1
-    assert diff_gold_sets(v1, v2)["changed"][0]["new"] == 3
+    assert chunk_grades(v2) == [3]
+    diff = diff_gold_sets(v1, v2, level="c256")
+    assert diff["changed"] == [
+        {"query": corpus["query"].pk, "qid": "q1", "unit": "d1#0", "old": 1, "new": 3}
+    ]
+    assert (diff["n_old"], diff["n_new"], diff["added"], diff["removed"]) == (1, 1, [], [])
 
 
 def test_adjudicated_grade_wins_and_is_kept_in_history(personas, corpus, disagreement):
@@ -60,7 +64,7 @@ def test_adjudicated_grade_wins_and_is_kept_in_history(personas, corpus, disagre
     history = list(AdjudicationHistory.objects.values_list("old_grade", "new_grade"))
     assert history == [(None, 2), (2, 3)]
     gold = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy("min", 2))
-    assert span_consensus(gold).grade.tolist() == [3]
+    assert chunk_grades(gold) == [3]
 
 
 def test_minimum_annotators_leaves_units_undecided(personas, corpus):
@@ -71,7 +75,7 @@ def test_minimum_annotators_leaves_units_undecided(personas, corpus):
         grade=2,
     )
     gold = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy("majority", 2))
-    assert span_consensus(gold).grade.tolist() == [-1]
+    assert chunk_grades(gold) == []
 
 
 def test_gold_sets_are_immutable(personas, corpus, disagreement):

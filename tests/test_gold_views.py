@@ -23,26 +23,21 @@ def disagreement(personas, corpus):
         note="clearly <b>answers</b>",
     )
     change_label(query=query, annotator=personas["annotator2"], evidence=evidence, grade=0)
-    chunk = corpus["chunk"]
-    return {
-        "query": query.pk,
-        "granularity": "chunk",
-        "document": chunk.document_id,
-        "start": chunk.start,
-        "end": chunk.end,
-    }
+    return {"query": query.pk, "level": "c256", "unit": "d1#0"}
 
 
 def test_queue_lists_disagreements_side_by_side(login, personas, disagreement):
     client = login(personas["adjudicator"])
     url = reverse("gold:queue", args=["acme"])
-    body = client.get(url).content.decode()
-    assert "<html" in body and "1 item" in body
+    body = client.get(url).content.decode()  # documents by default: the chunk is all of d1
+    assert "<html" in body and "1 disputed unit" in body and 'data-unit="d1"' in body
     assert "anna" in body and "arno" in body
-    assert "clearly &lt;b&gt;answers&lt;/b&gt;" in body  # notes are escaped
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body  # evidence text is escaped
-    partial = client.get(url, {"rule": "spread2"}, HTTP_HX_REQUEST="true").content.decode()
-    assert "<html" not in partial and "1 item" in partial
+    partial = client.get(
+        url, {"rule": "spread2", "level": "c256"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "<html" not in partial and "1 disputed unit" in partial
+    assert 'data-unit="d1#0"' in partial
 
 
 def test_queue_rule_filters(login, personas, corpus):
@@ -53,14 +48,15 @@ def test_queue_rule_filters(login, personas, corpus):
     )
     client = login(personas["owner"])
     url = reverse("gold:queue", args=["acme"])
-    assert "1 item" in client.get(url, {"rule": "any"}).content.decode()
-    assert "0 items" in client.get(url, {"rule": "relevance"}).content.decode()
-    assert "0 items" in client.get(url, {"rule": "spread2"}).content.decode()
+    assert "1 disputed unit" in client.get(url, {"rule": "any"}).content.decode()
+    assert "0 disputed units" in client.get(url, {"rule": "relevance"}).content.decode()
+    assert "0 disputed units" in client.get(url, {"rule": "spread2"}).content.decode()
 
 
-def test_bad_queue_filter_is_400(login, personas):
+@pytest.mark.parametrize("bad", [{"rule": "loud"}, {"level": "nope"}, {"mapping": "most"}])
+def test_bad_queue_filter_is_400(login, personas, bad):
     client = login(personas["adjudicator"])
-    assert client.get(reverse("gold:queue", args=["acme"]), {"rule": "loud"}).status_code == 400
+    assert client.get(reverse("gold:queue", args=["acme"]), bad).status_code == 400
 
 
 def test_adjudicate_in_place_with_htmx_and_without(login, personas, disagreement):
@@ -77,13 +73,21 @@ def test_adjudicate_in_place_with_htmx_and_without(login, personas, disagreement
     adjudication = Adjudication.objects.get()
     assert (adjudication.grade, adjudication.reason) == (3, "fully")
     assert adjudication.history.count() == 2
-    unresolved = client.get(reverse("gold:queue", args=["acme"]), {"unresolved": "1"})
-    assert "0 items" in unresolved.content.decode()
+    queue = reverse("gold:queue", args=["acme"])
+    unresolved = client.get(queue, {"unresolved": "1", "level": "c256"})
+    assert "0 disputed units" in unresolved.content.decode()
+    resolved = client.get(queue, {"level": "c256"}).content.decode()
+    assert "Final grade 3" in resolved and "fully" in resolved  # the reason is shown
 
 
 @pytest.mark.parametrize(
     "change, message",
-    [({"grade": 4}, "grade"), ({"grade": "x"}, "grade"), ({"start": 1}, "Nobody labelled")],
+    [
+        ({"grade": 4}, "grade"),
+        ({"grade": "x"}, "grade"),
+        ({"unit": "d9#9"}, "No such unit"),
+        ({"level": "nope"}, "level"),
+    ],
 )
 def test_bad_adjudication_is_400_and_writes_nothing(login, personas, disagreement, change, message):
     client = login(personas["adjudicator"])
@@ -125,7 +129,7 @@ def test_freeze_view_and_diff(login, personas, disagreement):
     assert client.get(detail, {"against": first.pk}).status_code == 403
     client = login(personas["owner"])
     body = client.get(detail, {"against": first.pk}).content.decode()
-    assert "Against main v1: 0 added, 0 removed, 1 regraded." in body
+    assert "Against main v1, units at documents: 1 → 1; 0 added, 0 removed, 1 regraded." in body
     partial = client.get(detail, {"against": first.pk}, HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in partial and "0 → 3" in partial
     assert client.get(detail, {"against": "x"}).status_code == 400
@@ -138,7 +142,7 @@ def test_bad_freeze_form_shows_errors_and_writes_nothing(login, personas):
         reverse("gold:list", args=["acme"]),
         {"name": "has space", "rule": "mean", "min_annotators": 0},
     )
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "errorlist" in response.content.decode()
     assert GoldSet.objects.count() == 0
 

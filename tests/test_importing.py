@@ -297,7 +297,7 @@ def test_labels_cannot_be_attributed_to_a_real_account_outside_the_project(
 ):
     path = write(tmp_path / "qrels.txt", "q1 0 d1 1\n")
     errors = failure("labels", project, path, options={"annotator": "otto", "level": "document"})
-    assert "outside this project" in errors[0]
+    assert "a person who logs in" in errors[0]
 
 
 def test_importing_labels_twice_is_refused(project, tmp_path, queries):

@@ -37,6 +37,7 @@ PAGE_ROLES = {
     "annotator:label_query_search": ALL,
     "gold:queue": LEADS,
     "gold:agreement": LEADS,
+    "gold:disagreements_download": LEADS,
     "gold:adjudicate": None,
     "gold:list": ALL,
     "gold:detail": ALL,

@@ -1,17 +1,28 @@
-"""Importing existing labels (qrels, JSONL gold lines, CSV, XLSX) for a named annotator."""
+"""Importing existing labels (qrels, JSONL gold lines, CSV, XLSX) for a named annotator.
+
+Labels come at one level: chunks of a chunking, passages (``qid, doc_id, start, end,
+grade``), pages (``qid, doc_id, page, grade``) or whole documents. They are attributed to
+a pseudo-annotator (an imported assessor, an LLM judge) or to a new name, never to a
+person who logs in: imported labels must not pass for somebody's own work.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Length
 
-from formats import FileRejected, LineErrors, judgments, repeated
+from formats import FileRejected, LineErrors, judgments, repeated, span_judgments
 from numerics.grades import is_grade
+from numerics.spans import page_spans
 
 from ..labels import bulk_create_judgments
 from ..models import Chunk, Chunking, Granularity, Judgment, Membership, Project, Role
 from .common import ImportResult, Rows, Tick
+
+LEVELS = ("chunk", "passage", "page", "document")
 
 
 def _annotator_name(name: str) -> str:
@@ -22,29 +33,32 @@ def _annotator_name(name: str) -> str:
 
 
 def existing_annotator(project: Project, name: str):
-    """The account labels would go to, without writing anything: a project member, a
-    pseudo-annotator, or None when the name is new. An account outside the project that
-    can log in is refused."""
+    """The pseudo-annotator labels would go to, without writing anything: one of this
+    project, an account that cannot log in, or None when the name is new. A person who
+    logs in (member or not) is refused: imported labels never become somebody's own."""
     name = _annotator_name(name)
     user = get_user_model().objects.filter(username=name).first()
-    if (
-        user is not None
-        and user.has_usable_password()
-        and not Membership.objects.filter(project=project, user=user).exists()
-    ):
-        raise FileRejected(
-            [f"{name!r} is an account outside this project; choose another annotator name"]
-        )
-    return user
+    if user is None:
+        return None
+    membership = Membership.objects.filter(project=project, user=user).first()
+    if membership is not None and membership.is_pseudo:
+        return user
+    if membership is None and not user.has_usable_password():
+        return user
+    raise FileRejected(
+        [
+            f"{name!r} is a person who logs in; labels can be imported only for a "
+            "pseudo-annotator or a new name (for example llm-judge)"
+        ]
+    )
 
 
 def label_annotator(project: Project, name: str):
-    """The user labels are attributed to: a project member, or a pseudo-annotator
-    (created when new) that holds labels but cannot log in."""
-    User = get_user_model()
+    """The pseudo-annotator labels are attributed to, created (and made a pseudo member
+    of the project) when new; it holds labels but cannot log in."""
     user = existing_annotator(project, name)
     if user is None:
-        user = User(username=_annotator_name(name))
+        user = get_user_model()(username=_annotator_name(name))
         user.set_unusable_password()
         user.save()
     if not Membership.objects.filter(project=project, user=user).exists():
@@ -52,19 +66,9 @@ def label_annotator(project: Project, name: str):
     return user
 
 
-def import_labels(
-    project: Project,
-    rows: Rows,
-    *,
-    annotator: str,
-    level: str,
-    chunking: str | None = None,
-    changed_by=None,
-    tick: Tick = None,
-) -> ImportResult:
-    if level not in ("chunk", "document"):
-        raise FileRejected([f"level must be chunk or document, not {level!r}"])
-    units: dict[str, tuple]
+def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: LineErrors):
+    """(line, qid, item, key, fields, grade) of chunk or document rows; ``key`` is unique
+    per label of one annotator, ``fields`` the Judgment's evidence fields."""
     if level == "chunk":
         chunking_obj = Chunking.objects.filter(project=project, name=chunking or "").first()
         if chunking_obj is None:
@@ -82,34 +86,115 @@ def import_labels(
             .values_list("doc_id", "pk", "length")
             .iterator()
         }
+    for line, qid, item, grade in judgments(rows, errors):
+        unit = units.get(item)
+        if unit is None:
+            errors.add(line, f"unknown {'chunk' if level == 'chunk' else 'document'} id {item!r}")
+            continue
+        chunk_pk, doc_pk, start, end = unit
+        fields = {
+            "granularity": Granularity.CHUNK if level == "chunk" else Granularity.DOCUMENT,
+            "document_id": doc_pk,
+            "start": start,
+            "end": end,
+            # A bare Chunk carrying its id spares history one query per label.
+            "chunk": Chunk(pk=chunk_pk, chunk_id=item) if chunk_pk else None,
+        }
+        yield line, qid, item, chunk_pk if level == "chunk" else doc_pk, fields, grade
+
+
+def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -> Iterator:
+    """The same for passage and page rows: offsets inside the document, pages that exist."""
+    documents = {
+        doc_id: (pk, length, page_starts)
+        for doc_id, pk, length, page_starts in project.documents.annotate(length=Length("text"))
+        .values_list("doc_id", "pk", "length", "page_starts")
+        .iterator()
+    }
+    for line, qid, doc_id, place, grade in span_judgments(rows, level, errors):
+        document = documents.get(doc_id)
+        if document is None:
+            errors.add(line, f"unknown document id {doc_id!r}")
+            continue
+        doc_pk, length, page_starts = document
+        if level == "passage":
+            start, end = place
+            if not 0 <= start < end <= length:
+                errors.add(
+                    line,
+                    f"passage [{start}, {end}) must have 0 <= start < end <= {length}, "
+                    f"the length of document {doc_id!r}",
+                )
+                continue
+            item = f"{doc_id}[{start}:{end}]"
+        else:
+            (number,) = place
+            pages = page_spans(page_starts, length) if page_starts else []
+            if not 1 <= number <= len(pages):
+                errors.add(
+                    line,
+                    f"document {doc_id!r} has no page {number}"
+                    + (f" (it has {len(pages)})" if pages else " (it has no page boundaries)"),
+                )
+                continue
+            start, end = pages[number - 1]
+            item = f"{doc_id}#p{number}"
+        fields = {
+            "granularity": Granularity.PASSAGE if level == "passage" else Granularity.PAGE,
+            "document_id": doc_pk,
+            "start": start,
+            "end": end,
+            "chunk": None,
+        }
+        yield line, qid, item, (doc_pk, start, end), fields, grade
+
+
+def import_labels(
+    project: Project,
+    rows: Rows,
+    *,
+    annotator: str,
+    level: str,
+    chunking: str | None = None,
+    changed_by=None,
+    tick: Tick = None,
+) -> ImportResult:
+    if level not in LEVELS:
+        raise FileRejected([f"level must be one of {', '.join(LEVELS)}, not {level!r}"])
     queries = dict(project.queries.values_list("qid", "pk"))
     errors = LineErrors()
+    granularity = {"chunk": Granularity.CHUNK, "document": Granularity.DOCUMENT}.get(
+        level, Granularity.PASSAGE if level == "passage" else Granularity.PAGE
+    )
     # Read and check the whole file first, outside any transaction (no write lock held).
     user = existing_annotator(project, annotator)
-    existing = Judgment.objects.filter(query__project=project, annotator=user, granularity=level)
-    taken = {
-        (q, c if level == "chunk" else d)
-        for q, c, d in existing.values_list("query_id", "chunk_id", "document_id")
-    }
-    seen: dict[tuple[int, int], int] = {}
+    existing = Judgment.objects.filter(
+        query__project=project, annotator=user, granularity=granularity
+    ).values_list("query_id", "chunk_id", "document_id", "start", "end")
+    if level == "chunk":
+        taken = {(q, c) for q, c, _d, _s, _e in existing}
+    elif level == "document":
+        taken = {(q, d) for q, _c, d, _s, _e in existing}
+    else:
+        taken = {(q, (d, s, e)) for q, _c, d, s, e in existing}
+    labels = (
+        _unit_labels(project, rows, level, chunking, errors)
+        if level in ("chunk", "document")
+        else _span_labels(project, rows, level, errors)
+    )
+    seen: dict[tuple, int] = {}
     new: list[Judgment] = []
-    for line, qid, item, grade in judgments(rows, errors):
+    for line, qid, item, unit_key, fields, grade in labels:
         if tick:
             tick()
         query_pk = queries.get(qid)
         if query_pk is None:
             errors.add(line, f"unknown query id {qid!r}")
             continue
-        unit = units.get(item)
-        if unit is None:
-            what = "chunk" if level == "chunk" else "document"
-            errors.add(line, f"unknown {what} id {item!r}")
-            continue
         if not is_grade(grade):
             errors.add(line, f"grade must be 0, 1, 2 or 3, not {grade}")
             continue
-        chunk_pk, doc_pk, start, end = unit
-        key = (query_pk, chunk_pk if level == "chunk" else doc_pk)
+        key = (query_pk, unit_key)
         if key in taken:
             errors.add(line, f"{annotator} already has a label for {qid} / {item}")
             continue
@@ -119,18 +204,7 @@ def import_labels(
         seen[key] = line
         if errors:
             continue
-        new.append(
-            Judgment(
-                query_id=query_pk,
-                granularity=Granularity.CHUNK if level == "chunk" else Granularity.DOCUMENT,
-                document_id=doc_pk,
-                start=start,
-                end=end,
-                # A bare Chunk carrying its id spares history one query per label.
-                chunk=Chunk(pk=chunk_pk, chunk_id=item) if chunk_pk else None,
-                grade=grade,
-            )
-        )
+        new.append(Judgment(query_id=query_pk, grade=grade, **fields))
     if not seen and not errors:
         errors.add(0, "the file holds no labels")
     errors.raise_if_any()

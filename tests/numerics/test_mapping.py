@@ -26,6 +26,8 @@ POLICIES = [
 
 def qualifies(ev, unit, policy):
     (ed, es, ee), (ud, us, ue) = ev, unit
+    if ee == es:  # an empty span grades only the identical empty unit
+        return (ed, es, ee) == (ud, us, ue)
     if ed != ud or ee <= es:
         return False
     overlap = min(ee, ue) - max(es, us)
@@ -183,9 +185,17 @@ def test_empty_inputs_and_empty_spans():
     assert map_evidence(nothing, unit, grade=[], policy=policy).tolist() == [-1]
     five = SpanArrays([0], [0], [5])
     assert map_evidence(five, nothing, grade=[2], policy=policy).tolist() == []
-    # An empty evidence span maps to nothing, not even in any_overlap.
+    # An empty evidence span reaches no unit with text, not even in any_overlap ...
     empty = SpanArrays([0], [3], [3])
     assert map_evidence(empty, unit, grade=[2], policy=policy).tolist() == [-1]
+    # ... but it reaches the identical empty unit under every policy: a whole-document
+    # label on a document without text grades that document.
+    units = SpanArrays([0, 1, 1, 2], [0, 0, 0, 0], [10, 0, 5, 0])
+    label = SpanArrays([1], [0], [0])
+    for each in POLICIES:
+        assert map_evidence(label, units, grade=[1], policy=each).tolist() == [-1, 1, -1, -1]
+        pairs = map_pairs(label, units, policy=each)
+        assert [p.tolist() for p in pairs] == [[0], [1]]
     result = fragmentation(nothing, unit, grade=[], policy=policy)
     assert result["n_evidence"] == 0 and result["split_share"] is None
 
@@ -238,7 +248,11 @@ def slow_fragmentation(evidence, grades, queries, units, policy):
         for i in valid
     }
     split = sum(1 for i in valid if not contained[i] and len(touched[i]) >= 2)
-    gold = {(queries[i], j) for i, j in reference_pairs(evidence, units, policy) if grades[i] >= 1}
+    gold = {
+        (queries[i], j)
+        for i, j in reference_pairs(evidence, units, policy)
+        if grades[i] >= 1 and i in valid  # fragmentation is about evidence with text
+    }
     partly = 0
     for q, j in gold:
         d, us, ue = units[j]

@@ -1,3 +1,5 @@
+import json
+
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Max
 
@@ -19,8 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=sorted(FORMATS), default="jsonl")
         parser.add_argument(
             "--mapping",
-            default="any_overlap",
-            help="contains | any_overlap | evidence_overlap>=θ | chunk_overlap>=θ",
+            help="contains | any_overlap | evidence_overlap>=θ | chunk_overlap>=θ "
+            "(default: the one the gold set was frozen with)",
         )
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
@@ -38,10 +40,14 @@ class Command(BaseCommand):
                 f"no level {options['level']!r}; use one of {', '.join(levels(project))}"
             )
         try:
-            mapping = MappingPolicy.parse(options["mapping"])
+            mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
         except ValueError as error:
             raise CommandError(str(error)) from None
-        data = render_export(build_export(gold_set, options["level"], mapping), options["format"])
+        export = build_export(gold_set, options["level"], mapping)
+        # Every export states its policy: JSONL lines and the Excel "about" sheet carry it;
+        # qrels has no room for it, so it goes to standard error for every format.
+        self.stderr.write("policy: " + json.dumps(export.policy, ensure_ascii=False))
+        data = render_export(export, options["format"])
         if options["output"]:
             with open(options["output"], "wb") as handle:
                 handle.write(data)

@@ -1,0 +1,46 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator.models import Project
+from gold.disagreements import DISAGREEMENT_RULES, disagreement_file, disagreements
+from gold.units import levels
+from numerics.mapping import MappingPolicy
+
+
+class Command(BaseCommand):
+    help = (
+        "Units on which annotators disagree after mapping their labels onto a level: one row "
+        "per (query, unit) with each annotator's grade and the resolved grade, if any."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--level", required=True, help="documents, pages or a chunking")
+        parser.add_argument(
+            "--annotators", help="comma-separated usernames (default: the project's people)"
+        )
+        parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+        parser.add_argument("--mapping", default="any_overlap")
+        parser.add_argument("--rule", choices=sorted(DISAGREEMENT_RULES), default="any")
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["slug"]).first()
+        if project is None:
+            raise CommandError(f"no project with slug {options['slug']!r}")
+        if options["level"] not in levels(project):
+            raise CommandError(
+                f"no level {options['level']!r}; use one of {', '.join(levels(project))}"
+            )
+        try:
+            mapping = MappingPolicy.parse(options["mapping"])
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        names = None
+        if options["annotators"] is not None:
+            names = [n.strip() for n in options["annotators"].split(",") if n.strip()]
+        try:
+            rows = disagreements(
+                project, options["level"], mapping=mapping, annotators=names, rule=options["rule"]
+            )
+        except ValueError as error:
+            raise CommandError(f"--annotators: {error}") from None
+        self.stdout.write(disagreement_file(rows, options["format"]), ending="")

@@ -1,0 +1,78 @@
+"""Whose labels a gold set rests on and how they become one grade: the recorded policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotator.models import Judgment, Membership, Project
+from numerics.consensus import RULES
+
+
+@dataclass(frozen=True)
+class ConsensusPolicy:
+    """How several annotators' grades become one: recorded with every gold set and export."""
+
+    rule: str = "majority"
+    min_annotators: int = 1
+    adjudicated_first: bool = True
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"unknown rule {self.rule!r}; choose one of {', '.join(RULES)}")
+        if self.min_annotators < 1:
+            raise ValueError("min_annotators must be at least 1")
+
+    def to_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "min_annotators": self.min_annotators,
+            "adjudicated_first": self.adjudicated_first,
+        }
+
+
+class SelectionError(ValueError):
+    """The chosen annotators cannot make a gold set (unknown names, or no labels)."""
+
+
+def people(project: Project) -> list[str]:
+    """Usernames of the project's members who log in (not imported assessors, not judges)."""
+    return sorted(
+        Membership.objects.filter(project=project, is_pseudo=False).values_list(
+            "user__username", flat=True
+        )
+    )
+
+
+def pseudo_annotators(project: Project) -> list[str]:
+    return sorted(
+        Membership.objects.filter(project=project, is_pseudo=True).values_list(
+            "user__username", flat=True
+        )
+    )
+
+
+def choose_annotators(project: Project, names: list[str] | None) -> list[str]:
+    """Whose labels count: the named members, or (``None``) the people who labelled.
+
+    Pseudo-annotators (imported assessors, LLM judges) count only when named. Unknown or
+    non-member names are an error; so are named annotators none of whom has a label.
+    """
+    labelled = set(
+        Judgment.objects.filter(query__project=project)
+        .values_list("annotator__username", flat=True)
+        .distinct()
+    )
+    if names is None:
+        chosen = [name for name in people(project) if name in labelled]
+    else:
+        wanted = sorted({name.strip() for name in names if name.strip()})
+        if not wanted:
+            raise SelectionError("name at least one annotator")
+        members = set(people(project)) | set(pseudo_annotators(project))
+        unknown = [name for name in wanted if name not in members]
+        if unknown:
+            raise SelectionError(f"not annotators of this project: {', '.join(unknown)}")
+        chosen = [name for name in wanted if name in labelled]
+        if not chosen:
+            raise SelectionError("the named annotators have no labels in this project")
+    return chosen

@@ -62,3 +62,10 @@ def test_numbers_are_parsed_strictly(monkeypatch):
     monkeypatch.setenv("ASSAY_N", "-1")
     with pytest.raises(ImproperlyConfigured, match="at least 0"):
         env_int("ASSAY_N", 5)
+
+
+def test_csv_text_keeps_empty_cells_empty_and_formulas_as_text():
+    from web.spreadsheets import csv_text
+
+    text = csv_text(["a", "b", "c"], [["", "=1+1", 3]])
+    assert text.splitlines() == ["a,b,c", ",'=1+1,3"]

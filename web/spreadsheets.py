@@ -33,7 +33,7 @@ def append(sheet: WriteOnlyWorksheet, values: Iterable) -> None:
 
 def _csv_cell(value):
     # A text cell that starts like a formula is prefixed so spreadsheets show it as text.
-    return f"'{value}" if isinstance(value, str) and value[:1] in "=+-@" else value
+    return f"'{value}" if isinstance(value, str) and value[:1] and value[:1] in "=+-@" else value
 
 
 def csv_text(header: Iterable, rows: Iterable[Iterable]) -> str:

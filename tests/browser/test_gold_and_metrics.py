@@ -37,7 +37,7 @@ def test_disagreement_adjudicated_frozen_and_exported(browser, page, live_server
     page.wait_for_selector("text=Final grade 2 (by adam)")
     page.goto(live_server.url + reverse("gold:list", args=["acme"]))
     page.fill("input[name=name]", "release")
-    page.click(".freeze-form button[type=submit]")
+    page.click(".freeze-form button.primary")
     page.wait_for_selector("text=release")
     # Exports are for owners: alice downloads what adam froze.
     owner_context = browser.new_context(locale="en-US")

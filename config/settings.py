@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "gold",
     "metrics",
     "api",
+    "judges",
     "demo",
 ]
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DJANGO_SIDE = ("annotator", "api", "config", "demo", "gold", "metrics", "web")
+DJANGO_SIDE = ("annotator", "api", "config", "demo", "gold", "judges", "metrics", "web")
 PACKAGES = (*DJANGO_SIDE, "bench", "formats", "numerics")
 
 
@@ -41,6 +41,14 @@ def test_annotator_imports_neither_metrics_nor_gold():
     wrong = {
         name: sorted(i for i in found if i.split(".")[0] in ("metrics", "gold"))
         for name, found in modules("annotator")
+    }
+    assert {name: found for name, found in wrong.items() if found} == {}
+
+
+def test_judges_sit_on_top_nothing_below_imports_them():
+    wrong = {
+        name: sorted(i for i in found if i.split(".")[0] == "judges")
+        for name, found in modules("annotator", "gold", "metrics", "api", "formats", "numerics")
     }
     assert {name: found for name, found in wrong.items() if found} == {}
 

@@ -1,0 +1,226 @@
+"""One judging call to an OpenAI-compatible endpoint, with retries, a budget and a rate limit.
+
+Uses the official ``openai`` client (its ``base_url`` reaches OpenAI, vLLM, Ollama,
+llama.cpp's server and others) with its own retries off: this module retries 429, 5xx,
+timeouts and connection errors itself, waiting what ``Retry-After`` asks (else an
+exponential backoff), so that every call is counted against the job's budget. Failure
+texts are fixed sentences: nothing the server says (which may echo a key) is kept. No
+Django import.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import openai
+
+from .parsing import AnswerError, grade_confidence, parse_answer
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    model: str
+    api_key_env: str
+    temperature: float
+    max_tokens: int
+    timeout: float
+    logprobs: bool = False
+
+
+@dataclass
+class Outcome:
+    grade: int | None = None
+    reason: str = ""
+    confidence: float | None = None
+    failure: str = ""  # a ``Failure`` value when no grade
+    detail: str = ""
+    calls: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    fatal: bool = False  # every further call would fail the same way
+
+
+class Budget:
+    """At most ``limit`` calls, shared by the threads of one job."""
+
+    def __init__(self, limit: int, used: int = 0):
+        self.limit, self.used = limit, used
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.used >= self.limit:
+                return False
+            self.used += 1
+            return True
+
+
+class RateLimiter:
+    """Spaces call starts at least 60/rpm seconds apart (rpm 0: no limit)."""
+
+    def __init__(self, rpm: int, sleep: Callable[[float], None], clock=time.monotonic):
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self.sleep, self.clock = sleep, clock
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.interval:
+            return
+        with self._lock:
+            now = self.clock()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            self.sleep(start - now)
+
+
+class MissingKey(RuntimeError):
+    pass
+
+
+def retry_after(response, limit: float) -> float | None:
+    """Seconds the server asks to wait (``retry-after-ms`` or ``Retry-After`` as seconds or
+    an HTTP date), capped at ``limit``; None when it does not say."""
+    if response is None:
+        return None
+    headers = response.headers
+    try:
+        if headers.get("retry-after-ms"):
+            return min(limit, max(0.0, float(headers["retry-after-ms"]) / 1000))
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            seconds = float(value)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            seconds = when.timestamp() - time.time()
+        return min(limit, max(0.0, seconds))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+class Caller:
+    """Judges prompts against one endpoint; thread-safe (one client, shared budget)."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        budget: Budget,
+        limiter: RateLimiter,
+        sleep: Callable[[float], None] = time.sleep,
+        attempts: int = 4,
+        backoff: float = 1.0,
+        max_wait: float = 60.0,
+    ):
+        key = os.environ.get(endpoint.api_key_env or "")
+        if not key:
+            raise MissingKey(f"the environment variable {endpoint.api_key_env} is not set")
+        self.endpoint = endpoint
+        self.client = openai.OpenAI(
+            base_url=endpoint.base_url, api_key=key, timeout=endpoint.timeout, max_retries=0
+        )
+        self.budget, self.limiter, self.sleep = budget, limiter, sleep
+        self.attempts, self.backoff, self.max_wait = attempts, backoff, max_wait
+
+    def _request(self, prompt: str):
+        extra = {"logprobs": True, "top_logprobs": 4} if self.endpoint.logprobs else {}
+        return self.client.chat.completions.create(
+            model=self.endpoint.model,
+            messages=[{"role": "user", "content": prompt}],
+            temperature=self.endpoint.temperature,
+            max_tokens=self.endpoint.max_tokens,
+            response_format={"type": "json_object"},
+            **extra,
+        )
+
+    def judge(self, prompt: str) -> Outcome:
+        outcome = Outcome()
+        for attempt in range(self.attempts):
+            if not self.budget.take():
+                outcome.failure, outcome.detail = "budget", "the job's call budget is spent"
+                return outcome
+            self.limiter.wait()
+            outcome.calls += 1
+            wait = min(self.max_wait, self.backoff * 2**attempt)
+            try:
+                response = self._request(prompt)
+            except openai.APITimeoutError:
+                outcome.failure = "timeout"
+                outcome.detail = f"no answer within {self.endpoint.timeout:g} s"
+            except openai.APIConnectionError:
+                outcome.failure, outcome.detail = "unreachable", "could not connect to the endpoint"
+            except openai.RateLimitError as error:
+                outcome.failure, outcome.detail = "rate_limited", "HTTP 429 (rate limited)"
+                wait = _pick(retry_after(error.response, self.max_wait), wait)
+            except openai.InternalServerError as error:
+                outcome.failure = "server_error"
+                outcome.detail = f"HTTP {error.status_code} (server error)"
+                wait = _pick(retry_after(error.response, self.max_wait), wait)
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
+                outcome.failure, outcome.fatal = "auth", True
+                outcome.detail = f"HTTP {error.status_code}: the endpoint refused the API key"
+                return outcome
+            except openai.NotFoundError:
+                outcome.failure, outcome.fatal = "not_found", True
+                outcome.detail = "HTTP 404: unknown model, or the base URL is wrong"
+                return outcome
+            except openai.APIStatusError as error:
+                outcome.failure = "bad_request"
+                outcome.detail = f"HTTP {error.status_code}: the endpoint refused the request"
+                return outcome
+            except openai.APIError:  # a body the client cannot read
+                outcome.failure, outcome.detail = "malformed", "the response is not readable"
+                return outcome
+            else:
+                return _read(response, outcome)
+            if attempt < self.attempts - 1:
+                outcome.retries += 1
+                self.sleep(wait)
+        outcome.fatal = outcome.failure == "unreachable"
+        return outcome
+
+
+def _pick(asked: float | None, default: float) -> float:
+    return default if asked is None else asked
+
+
+def _read(response, outcome: Outcome) -> Outcome:
+    """Grade, reason, confidence and tokens of a completed call."""
+    usage = getattr(response, "usage", None)
+    if usage is not None:
+        outcome.prompt_tokens = int(usage.prompt_tokens or 0)
+        outcome.completion_tokens = int(usage.completion_tokens or 0)
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        outcome.failure, outcome.detail = "malformed", "the response has no answer"
+        return outcome
+    choice = choices[0]
+    message = choice.message
+    if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
+        outcome.failure, outcome.detail = "refusal", "the model refused to grade"
+        return outcome
+    try:
+        parsed = parse_answer(message.content)
+    except AnswerError as error:
+        outcome.failure, outcome.detail = error.kind, error.detail
+        return outcome
+    outcome.failure = outcome.detail = ""
+    outcome.grade, outcome.reason = parsed.grade, parsed.reason
+    logprobs = getattr(choice, "logprobs", None)
+    if logprobs is not None and logprobs.content:
+        tokens = [
+            (t.token, t.logprob, [(a.token, a.logprob) for a in (t.top_logprobs or [])])
+            for t in logprobs.content
+        ]
+        outcome.confidence = grade_confidence(tokens, parsed.grade)
+    return outcome

@@ -1,0 +1,70 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
+
+from annotator.models import Project
+from judges.services import JudgeError, create_judge
+
+
+class Command(BaseCommand):
+    help = (
+        "Add an LLM judge to a project: an OpenAI-compatible endpoint and model; the API key "
+        "is read at run time from the environment variable named by --api-key-env."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", help="the project's slug")
+        parser.add_argument("name", help="the judge's name (its slug is derived from it)")
+        parser.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1")
+        parser.add_argument("--model", required=True)
+        parser.add_argument(
+            "--api-key-env", required=True, help="NAME of the variable holding the key"
+        )
+        parser.add_argument(
+            "--prompt", help="a file with the prompt template (default: UMBRELA-style)"
+        )
+        parser.add_argument("--temperature", type=float, default=0.0)
+        parser.add_argument("--concurrency", type=int, default=4)
+        parser.add_argument("--rpm", type=int, default=60, help="requests per minute (0: no limit)")
+        parser.add_argument("--budget", type=int, default=1000, help="maximum calls per job")
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["slug"]).first()
+        if project is None:
+            raise CommandError(f"no project with slug {options['slug']!r}")
+        prompt = None
+        if options["prompt"]:
+            try:
+                prompt = Path(options["prompt"]).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise CommandError(f"cannot read the prompt file: {error}") from None
+        slug = slugify(options["name"])[:40]
+        if not slug:
+            raise CommandError("the judge's name needs at least one letter or digit")
+        try:
+            judge = create_judge(
+                project,
+                slug=slug,
+                name=options["name"],
+                prompt=prompt,
+                base_url=options["base_url"],
+                model=options["model"],
+                api_key_env=options["api_key_env"],
+                temperature=options["temperature"],
+                concurrency=options["concurrency"],
+                rpm=options["rpm"],
+                budget=options["budget"],
+            )
+        except JudgeError as error:
+            raise CommandError(str(error)) from None
+        except Exception as error:  # full_clean's ValidationError
+            messages = getattr(error, "message_dict", None)
+            if messages is None:
+                raise
+            detail = "; ".join(f"{k}: {' '.join(v)}" for k, v in messages.items())
+            raise CommandError(detail) from None
+        self.stdout.write(
+            f"{project.slug}: judge {judge.slug} ({judge.model} at {judge.base_url}), version 1; "
+            f"key from ${judge.api_key_env}"
+        )

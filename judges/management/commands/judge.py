@@ -1,0 +1,74 @@
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
+
+from annotator.models import Project
+from judges.models import Judge
+from judges.services import JudgeError, plan_job, start_job
+
+
+class Command(BaseCommand):
+    help = (
+        "Start a judging job in the background (manage.py db_worker runs it): prints what it "
+        "will cost before it starts."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", help="the project's slug")
+        parser.add_argument("judge", help="the judge's slug or name")
+        parser.add_argument(
+            "--scope",
+            nargs="+",
+            default=["holes"],
+            metavar="holes|pool|sample N|all",
+            help="holes (default): pooled candidates no person has judged; pool; sample N; all",
+        )
+        parser.add_argument("--queries", nargs="+", metavar="QID", help="only these queries")
+        parser.add_argument("--level", choices=["chunk", "document"], default="chunk")
+        parser.add_argument("--chunking", help="the chunking at chunk level (default: the first)")
+
+    def handle(self, *args, **options):
+        project = Project.objects.filter(slug=options["slug"]).first()
+        if project is None:
+            raise CommandError(f"no project with slug {options['slug']!r}")
+        name = options["judge"]
+        judge = Judge.objects.filter(Q(slug=name) | Q(name=name), project=project).first()
+        if judge is None:
+            raise CommandError(f"no judge {name!r} in {project.slug}")
+        scope, size = _scope(options["scope"])
+        if options["level"] == "document" and options["chunking"]:
+            raise CommandError("--chunking is for --level chunk")
+        try:
+            plan = plan_job(
+                judge,
+                scope=scope,
+                level=options["level"],
+                chunking=options["chunking"],
+                qids=options["queries"],
+                sample_size=size,
+            )
+        except JudgeError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"{len(plan.pairs)} pairs to judge ({plan.already} already judged by "
+            f"version {plan.version.number}, skipped): about {plan.calls} calls without "
+            f"retries (budget {judge.budget}), ≈ {plan.prompt_tokens()} prompt tokens and at "
+            f"most {plan.max_output_tokens} output tokens"
+        )
+        if not plan.pairs:
+            self.stdout.write("nothing to judge")
+            return
+        job = start_job(plan)
+        self.stdout.write(f"job {job.pk} queued; manage.py db_worker runs it")
+
+
+def _scope(words: list[str]) -> tuple[str, int | None]:
+    scope, rest = words[0], words[1:]
+    if scope not in ("holes", "pool", "sample", "all"):
+        raise CommandError(f"--scope must be holes, pool, sample N or all, not {scope!r}")
+    if scope == "sample":
+        if len(rest) != 1 or not rest[0].isdigit() or int(rest[0]) < 1:
+            raise CommandError("--scope sample needs a number N ≥ 1")
+        return scope, int(rest[0])
+    if rest:
+        raise CommandError(f"--scope {scope} takes no number")
+    return scope, None

@@ -1,0 +1,187 @@
+"""LLM judges of a project, their prompt versions, judging jobs and each pair's outcome.
+
+A judge's answers depend on its prompt, model, temperature and output limit: those make a
+``JudgeVersion``, and each version labels as its own pseudo-annotator, so every label
+records the judge version it came from. The API key is never stored: only the *name* of
+the environment variable that holds it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from annotator.models import Chunk, Chunking, Document, Judgment, Project, Query
+
+
+class Judge(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judges")
+    slug = models.SlugField(max_length=40)
+    name = models.CharField(max_length=200)
+    base_url = models.URLField(max_length=500)
+    model = models.CharField(max_length=200)
+    # The NAME of the environment variable holding the key, never the key itself.
+    api_key_env = models.CharField(max_length=100)
+    prompt = models.TextField()
+    temperature = models.FloatField(default=0.0)
+    max_tokens = models.PositiveIntegerField(default=200)
+    timeout_seconds = models.FloatField(default=60.0)
+    concurrency = models.PositiveSmallIntegerField(default=4)
+    rpm = models.PositiveIntegerField(default=60, help_text="Requests per minute (0: no limit).")
+    budget = models.PositiveIntegerField(default=1000, help_text="Maximum calls per job.")
+    logprobs = models.BooleanField(
+        default=False, help_text="Ask for token log-probabilities (unsure-first ordering)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "slug"], name="judge_unique_slug"),
+            models.CheckConstraint(
+                condition=Q(temperature__gte=0, temperature__lte=2), name="judge_temperature"
+            ),
+            models.CheckConstraint(condition=Q(concurrency__gte=1), name="judge_concurrency"),
+            models.CheckConstraint(condition=Q(budget__gte=1), name="judge_budget"),
+            models.CheckConstraint(condition=Q(timeout_seconds__gt=0), name="judge_timeout"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def current(self) -> JudgeVersion | None:
+        return self.versions.order_by("-number").first()
+
+
+class JudgeVersion(models.Model):
+    """What shapes a judge's answers, frozen; labels are written by ``annotator``."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    prompt = models.TextField()
+    model = models.CharField(max_length=200)
+    temperature = models.FloatField()
+    max_tokens = models.PositiveIntegerField()
+    annotator = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judge_version"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["judge", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "number"], name="judge_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge.name} v{self.number}"
+
+
+class JobStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    CANCELLED = "cancelled", _("Cancelled")
+    FAILED = "failed", _("Failed")
+
+
+class Scope(models.TextChoices):
+    HOLES = "holes", _("Holes: pooled candidates no person has judged")
+    POOL = "pool", _("The whole pool")
+    SAMPLE = "sample", _("A random sample of the pool")
+    ALL = "all", _("The pool and everything people judged")
+
+
+class JudgeJob(models.Model):
+    version = models.ForeignKey(JudgeVersion, on_delete=models.CASCADE, related_name="jobs")
+    scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.HOLES)
+    sample_size = models.PositiveIntegerField(null=True, blank=True)
+    qids = models.JSONField(default=list, blank=True)
+    level = models.CharField(max_length=8, default="chunk")  # chunk | document
+    chunking = models.ForeignKey(Chunking, null=True, blank=True, on_delete=models.CASCADE)
+    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.PENDING)
+    cancel_requested = models.BooleanField(default=False)
+    budget = models.PositiveIntegerField()
+    n_pairs = models.PositiveIntegerField(default=0)
+    calls = models.PositiveIntegerField(default=0)
+    retries = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.version} job {self.pk} ({self.status})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (JobStatus.PENDING, JobStatus.RUNNING)
+
+
+class PairStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting")
+    JUDGED = "judged", _("Judged")
+    SKIPPED = "skipped", _("Already judged by this version")
+    FAILED = "failed", _("Failed")
+
+
+class Failure(models.TextChoices):
+    MALFORMED = "malformed", _("Malformed answer")
+    EMPTY = "empty", _("Empty answer")
+    TOO_LONG = "too_long", _("Answer too long")
+    REFUSAL = "refusal", _("Refusal")
+    TIMEOUT = "timeout", _("Timeout")
+    RATE_LIMITED = "rate_limited", _("Rate limited")
+    SERVER_ERROR = "server_error", _("Server error")
+    UNREACHABLE = "unreachable", _("Endpoint unreachable")
+    AUTH = "auth", _("API key refused")
+    NOT_FOUND = "not_found", _("Unknown model or endpoint")
+    BAD_REQUEST = "bad_request", _("Request refused")
+    NO_KEY = "no_key", _("API key variable not set")
+    BUDGET = "budget", _("Budget reached")
+
+
+class JudgePair(models.Model):
+    """One (query, unit) of a job and how it ended: judged with a grade, or failed."""
+
+    job = models.ForeignKey(JudgeJob, on_delete=models.CASCADE, related_name="pairs")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.CASCADE)
+    status = models.CharField(max_length=8, choices=PairStatus.choices, default=PairStatus.PENDING)
+    grade = models.SmallIntegerField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    failure = models.CharField(max_length=16, choices=Failure.choices, blank=True)
+    detail = models.CharField(max_length=300, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    judgment = models.ForeignKey(
+        Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["job", "query", "document", "chunk"], name="judge_pair_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(grade__isnull=True) | Q(grade__gte=0, grade__lte=3),
+                name="judge_pair_grade_0_3",
+            ),
+        ]
+        indexes = [models.Index(fields=["job", "status"], name="judge_pair_job_status")]
+
+    def __str__(self) -> str:
+        return f"{self.query_id}/{self.document_id}/{self.chunk_id}: {self.status}"

@@ -1,0 +1,77 @@
+"""Reading a judge's answer strictly: a JSON {grade, reason} or a lone digit 0–3, else a failure.
+
+Nothing is guessed: an answer with a grade outside 0–3, extra text around the JSON, a
+missing or non-integer grade, or an empty or very long answer is a failure with a reason.
+No Django import.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+MAX_ANSWER_CHARS = 2000
+MAX_REASON_CHARS = 1000
+_DIGIT = re.compile(r"\s*([0-3])\s*")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    grade: int
+    reason: str
+
+
+class AnswerError(ValueError):
+    """An answer that is not a grade; ``kind`` is a ``Failure`` value."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def parse_answer(text: str | None) -> Parsed:
+    """The grade and reason of an answer, or ``AnswerError``."""
+    if text is None or not text.strip():
+        raise AnswerError("empty", "the model answered nothing")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerError("too_long", f"the answer has {len(text)} characters")
+    digit = _DIGIT.fullmatch(text)
+    if digit:
+        return Parsed(int(digit.group(1)), "")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise AnswerError("malformed", "the answer is neither JSON nor a digit 0–3") from None
+    if not isinstance(value, dict) or "grade" not in value:
+        raise AnswerError("malformed", "the JSON answer has no grade")
+    grade = value["grade"]
+    if isinstance(grade, bool) or not isinstance(grade, int):
+        raise AnswerError("malformed", f"the grade is not an integer: {str(grade)[:20]!r}")
+    if not 0 <= grade <= 3:
+        raise AnswerError("malformed", f"grade {grade} is outside 0–3")
+    reason = value.get("reason", "")
+    if not isinstance(reason, str):
+        raise AnswerError("malformed", "the reason is not text")
+    if len(reason) > MAX_REASON_CHARS:
+        raise AnswerError("too_long", f"the reason has {len(reason)} characters")
+    return Parsed(grade, reason.strip())
+
+
+def grade_confidence(tokens: list[tuple[str, float, list[tuple[str, float]]]], grade: int):
+    """Probability the model gave its grade, from token log-probabilities, or None.
+
+    ``tokens`` are (token, logprob, [(alternative, logprob)]) in answer order; the grade is
+    the first token that is a lone digit 0–3. With alternatives, the probability is
+    renormalised over the digit alternatives (so "2 at 0.5 vs 1 at 0.5" reads 0.5).
+    """
+    for token, logprob, alternatives in tokens:
+        if token.strip() != str(grade):
+            continue
+        digits = {alt.strip(): math.exp(lp) for alt, lp in alternatives if _DIGIT.fullmatch(alt)}
+        digits.setdefault(str(grade), math.exp(logprob))
+        total = sum(digits.values())
+        return digits[str(grade)] / total if total > 0 else None
+    return None

@@ -1,0 +1,295 @@
+"""Judges and their jobs: configure, version, plan (with the cost before it starts), start,
+cancel, resume and retry. The calls themselves run in the worker (``judges.engine``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotator.models import Chunk, Chunking, Document, Judgment, Membership, Project, Role
+
+from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
+from .prompts import DEFAULT_PROMPT, render, unknown_placeholders, values_for
+from .scope import Pair, scope_pairs
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+VERSIONED = ("prompt", "model", "temperature", "max_tokens")
+SETTINGS = (
+    "base_url",
+    "api_key_env",
+    "timeout_seconds",
+    "concurrency",
+    "rpm",
+    "budget",
+    "logprobs",
+)
+
+
+class JudgeError(ValueError):
+    """A judge or job that cannot be configured or started as asked (a clear message)."""
+
+
+def check_settings(*, api_key_env: str, prompt: str) -> None:
+    if not ENV_NAME.fullmatch(api_key_env or ""):
+        raise JudgeError(
+            "the API key is given by the NAME of an environment variable "
+            "(letters, digits and _), never the key itself"
+        )
+    unknown = unknown_placeholders(prompt)
+    if unknown:
+        raise JudgeError(f"unknown placeholders in the prompt: {', '.join(unknown)}")
+
+
+def annotator_name(judge: Judge, number: int) -> str:
+    return f"judge-{judge.project.slug}-{judge.slug}-v{number}"[:150]
+
+
+def _new_version(judge: Judge) -> JudgeVersion:
+    latest = judge.current
+    number = latest.number + 1 if latest else 1
+    User = get_user_model()
+    name = annotator_name(judge, number)
+    if User.objects.filter(username=name).exists():
+        raise JudgeError(f"the name {name!r} is taken by another account")
+    user = User(username=name)
+    user.set_unusable_password()
+    user.save()
+    # A pseudo-annotator: holds labels, never logs in, left out of gold unless named.
+    Membership.objects.create(project=judge.project, user=user, role=Role.ANNOTATOR, is_pseudo=True)
+    return JudgeVersion.objects.create(
+        judge=judge,
+        number=number,
+        prompt=judge.prompt,
+        model=judge.model,
+        temperature=judge.temperature,
+        max_tokens=judge.max_tokens,
+        annotator=user,
+    )
+
+
+def create_judge(
+    project: Project, *, slug: str, name: str, prompt: str | None = None, **fields
+) -> Judge:
+    prompt = prompt or DEFAULT_PROMPT
+    check_settings(api_key_env=fields.get("api_key_env", ""), prompt=prompt)
+    if Judge.objects.filter(project=project, slug=slug).exists():
+        raise JudgeError(f"project {project.slug} already has a judge {slug!r}")
+    with transaction.atomic():
+        judge = Judge(project=project, slug=slug, name=name, prompt=prompt, **fields)
+        judge.full_clean(exclude=["project"])
+        judge.save()
+        _new_version(judge)
+    return judge
+
+
+def update_judge(judge: Judge, **fields) -> JudgeVersion:
+    """Change a judge; a change to what shapes its answers starts a new version."""
+    merged = {f: fields.get(f, getattr(judge, f)) for f in (*VERSIONED, *SETTINGS, "name")}
+    check_settings(api_key_env=merged["api_key_env"], prompt=merged["prompt"])
+    with transaction.atomic():
+        for field, value in merged.items():
+            setattr(judge, field, value)
+        judge.full_clean(exclude=["project"])
+        judge.save()
+        current = judge.current
+        if current is None or any(getattr(current, f) != getattr(judge, f) for f in VERSIONED):
+            return _new_version(judge)
+        return current
+
+
+@dataclass
+class Plan:
+    version: JudgeVersion
+    scope: str
+    level: str
+    chunking: Chunking | None
+    qids: list[str]
+    sample_size: int | None
+    pairs: list[Pair]  # still to judge by this version
+    already: int  # pairs in scope this version has judged before (skipped)
+
+    @property
+    def calls(self) -> int:
+        """Calls the job makes without retries, the budget taken into account."""
+        return min(len(self.pairs), self.version.judge.budget)
+
+    def prompt_tokens(self) -> int:
+        return sum(
+            estimate_tokens(p) for p in prompts_for(self.version, self.pairs[: self.calls]).values()
+        )
+
+    @property
+    def max_output_tokens(self) -> int:
+        return self.calls * self.version.max_tokens
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count: about four ASCII characters, or one other character, per token."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
+
+
+def judged_by(version: JudgeVersion, pairs: list[Pair]) -> set[Pair]:
+    """The pairs this version has a label for already."""
+    if not pairs:
+        return set()
+    labels = Judgment.objects.filter(
+        annotator=version.annotator, query_id__in={p.query for p in pairs}
+    ).values_list("query_id", "granularity", "document_id", "chunk_id")
+    done = set()
+    for query, granularity, document, chunk in labels:
+        if granularity == "chunk":
+            done.add(Pair(query, document, chunk))
+        elif granularity == "document":
+            done.add(Pair(query, document, None))
+    return done
+
+
+def plan_job(
+    judge: Judge,
+    *,
+    scope: str = "holes",
+    level: str = "chunk",
+    chunking: str | None = None,
+    qids: list[str] | None = None,
+    sample_size: int | None = None,
+) -> Plan:
+    project = judge.project
+    version = judge.current
+    if level not in ("chunk", "document"):
+        raise JudgeError(f"level must be chunk or document, not {level!r}")
+    chunking_obj = None
+    if level == "chunk":
+        chunking_obj = (
+            Chunking.objects.filter(project=project, name=chunking).first()
+            if chunking
+            else project.chunkings.order_by("pk").first()
+        )
+        if chunking_obj is None:
+            raise JudgeError(
+                f"no chunking {chunking!r} in this project"
+                if chunking
+                else "the project has no chunking"
+            )
+    if scope == "sample" and not sample_size:
+        raise JudgeError("a sample needs its size N")
+    query_pks = None
+    if qids:
+        found = dict(project.queries.filter(qid__in=qids).values_list("qid", "pk"))
+        missing = [q for q in qids if q not in found]
+        if missing:
+            raise JudgeError(f"unknown query ids: {', '.join(missing[:20])}")
+        query_pks = set(found.values())
+    pairs = scope_pairs(
+        project,
+        scope=scope,
+        level=level,
+        chunking=chunking_obj,
+        query_pks=query_pks,
+        sample_size=sample_size,
+    )
+    done = judged_by(version, pairs)
+    return Plan(
+        version,
+        scope,
+        level,
+        chunking_obj,
+        list(qids or []),
+        sample_size,
+        [p for p in pairs if p not in done],
+        len(done),
+    )
+
+
+def prompts_for(version: JudgeVersion, pairs: list[Pair]) -> dict[Pair, str]:
+    """The rendered prompt of every pair (documents and queries loaded once)."""
+    project = version.judge.project
+    documents = {
+        d.pk: d
+        for d in Document.objects.filter(pk__in={p.document for p in pairs}).only(
+            "pk", "title", "text"
+        )
+    }
+    chunks = dict(
+        Chunk.objects.filter(pk__in={p.chunk for p in pairs if p.chunk}).values_list("pk", "start")
+    )
+    ends = dict(Chunk.objects.filter(pk__in=chunks).values_list("pk", "end"))
+    queries = dict(
+        project.queries.filter(pk__in={p.query for p in pairs}).values_list("pk", "text")
+    )
+    labels = project.grade_labels
+    prompts = {}
+    for pair in pairs:
+        document = documents[pair.document]
+        text = document.text[chunks[pair.chunk] : ends[pair.chunk]] if pair.chunk else document.text
+        values = values_for(
+            query=queries[pair.query],
+            passage=text,
+            title=document.title,
+            guidelines=project.guidelines,
+            grade_labels=labels,
+        )
+        prompts[pair] = render(version.prompt, values)
+    return prompts
+
+
+def start_job(plan: Plan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
+    """Record the job and its pairs, then queue it for the worker."""
+    with transaction.atomic():
+        job = JudgeJob.objects.create(
+            version=plan.version,
+            scope=plan.scope,
+            sample_size=plan.sample_size,
+            qids=plan.qids,
+            level=plan.level,
+            chunking=plan.chunking,
+            budget=plan.version.judge.budget,
+            n_pairs=len(plan.pairs),
+            created_by=created_by,
+        )
+        JudgePair.objects.bulk_create(
+            [
+                JudgePair(job=job, query_id=p.query, document_id=p.document, chunk_id=p.chunk)
+                for p in plan.pairs
+            ],
+            batch_size=2000,
+        )
+    if enqueue:
+        queue(job)
+    return job
+
+
+def queue(job: JudgeJob) -> None:
+    from .engine import run_judge_job
+
+    transaction.on_commit(lambda: run_judge_job.enqueue(job.pk))
+
+
+def cancel_job(job: JudgeJob) -> None:
+    """Ask a running job to stop after the calls in flight; a waiting one stops at once."""
+    JudgeJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(cancel_requested=True)
+    JudgeJob.objects.filter(pk=job.pk, status=JobStatus.PENDING).update(status=JobStatus.CANCELLED)
+
+
+def resume_job(job: JudgeJob, *, failed: bool = False, enqueue: bool = True) -> int:
+    """Run a finished or cancelled job again over its waiting pairs (and, with ``failed``,
+    its failed ones); pairs this version has judged meanwhile are skipped. Returns how
+    many pairs will be tried."""
+    with transaction.atomic():
+        updated = JudgeJob.objects.filter(pk=job.pk).exclude(
+            status__in=[JobStatus.PENDING, JobStatus.RUNNING]
+        )
+        if not updated.update(status=JobStatus.PENDING, cancel_requested=False, finished_at=None):
+            raise JudgeError("the job is still running")
+        if failed:
+            job.pairs.filter(status=PairStatus.FAILED).update(
+                status=PairStatus.PENDING, failure="", detail=""
+            )
+        count = job.pairs.filter(status=PairStatus.PENDING).count()
+    job.refresh_from_db()
+    if enqueue:
+        queue(job)
+    return count

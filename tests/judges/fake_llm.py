@@ -1,0 +1,175 @@
+"""A small OpenAI-compatible chat-completions server on loopback, for the judge tests.
+
+It answers from markers in the prompt (so each test decides per passage what the
+"model" does): ``GRADE=n`` answers {"grade": n}, ``DIGIT`` a lone digit, ``MALFORMED``
+prose, ``SEVEN`` grade 7, ``EMPTY`` nothing, ``LONG`` a very long answer, ``REFUSE`` a
+refusal, ``RATE429`` a 429 with ``Retry-After`` on the first call, ``ALWAYS429`` a 429
+every time, ``FLAKY500`` a 500 on the first call, ``ALWAYS500`` a 500 every time,
+``SLOW`` an answer later than the client waits. Without a marker the grade is the
+passage's length modulo 4 (deterministic). A wrong key gets 401, another model 404.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODEL = "fake-judge"
+RETRY_AFTER = "2"  # seconds; the tests' sleep records it instead of sleeping
+
+
+class FakeLLM:
+    def __init__(self, key: str, slow_seconds: float = 1.0):
+        self.key = key
+        self.slow_seconds = slow_seconds
+        self.requests: list[dict] = []
+        self.seen: Counter = Counter()
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_POST(self):
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    server.handle(self)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeLLM:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def calls_for(self, marker: str) -> int:
+        return sum(1 for r in self.requests if marker in r["prompt"])
+
+    def _send(self, handler, status: int, body: dict | None, headers: dict | None = None):
+        data = json.dumps(body or {}).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _error(self, handler, record: dict, status: int, message: str, headers=None):
+        record["status"] = status
+        self._send(handler, status, {"error": {"message": message, "type": "error"}}, headers)
+
+    def handle(self, handler) -> None:
+        length = int(handler.headers.get("Content-Length", 0))
+        request = json.loads(handler.rfile.read(length))
+        prompt = request["messages"][-1]["content"]
+        with self.lock:
+            self.seen[prompt] += 1
+            attempt = self.seen[prompt]
+            record = {"status": 200}
+            self.requests.append(record)
+            record.update(
+                {
+                    "prompt": prompt,
+                    "model": request.get("model"),
+                    "path": handler.path,
+                    "auth": handler.headers.get("Authorization", ""),
+                    "request": request,
+                }
+            )
+        if handler.headers.get("Authorization") != f"Bearer {self.key}":
+            # Like some providers, echo part of the key back: Assay must not keep it.
+            sent = handler.headers.get("Authorization", "")[7:]
+            return self._error(handler, record, 401, f"Incorrect API key provided: {sent}")
+        if request.get("model") != MODEL:
+            return self._error(handler, record, 404, f"model {request.get('model')} not found")
+        if "ALWAYS429" in prompt or ("RATE429" in prompt and attempt == 1):
+            return self._error(handler, record, 429, "slow down", {"Retry-After": RETRY_AFTER})
+        if "ALWAYS500" in prompt or ("FLAKY500" in prompt and attempt == 1):
+            return self._error(handler, record, 500, "boom")
+        if "SLOW" in prompt:
+            time.sleep(self.slow_seconds)
+        content, refusal = self.answer(prompt)
+        message = {"role": "assistant", "content": content, "refusal": refusal}
+        choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
+        if request.get("logprobs") and content:
+            choice["logprobs"] = {"content": self.logprobs(content)}
+        body = {
+            "id": f"cmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": MODEL,
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": len(prompt) // 4,
+                "completion_tokens": 7,
+                "total_tokens": len(prompt) // 4 + 7,
+            },
+        }
+        self._send(handler, 200, body)
+
+    @staticmethod
+    def passage(prompt: str) -> str:
+        found = re.search(r"Passage \(from \"[^\"]*\"\):\n(.*?)\n\nAnswer with", prompt, re.S)
+        return found.group(1) if found else prompt
+
+    def answer(self, prompt: str) -> tuple[str | None, str | None]:
+        passage = self.passage(prompt)
+        if "REFUSE" in passage:
+            return None, "I cannot help with that."
+        if "MALFORMED" in passage:
+            return "The passage seems quite relevant, I would say a 2.", None
+        if "SEVEN" in passage:
+            return json.dumps({"grade": 7, "reason": "very relevant"}), None
+        if "EMPTY" in passage:
+            return "", None
+        if "LONG" in passage:
+            return json.dumps({"grade": 2, "reason": "x" * 5000}), None
+        grade = self.grade(passage)
+        if "DIGIT" in passage:
+            return str(grade), None
+        return json.dumps({"grade": grade, "reason": f"reason for grade {grade}"}), None
+
+    @staticmethod
+    def grade(passage: str) -> int:
+        found = re.search(r"GRADE=([0-3])", passage)
+        return int(found.group(1)) if found else len(passage) % 4
+
+    @staticmethod
+    def logprobs(content: str) -> list[dict]:
+        """Each character a token; a grade digit is sure (0.9) unless it is 1 or 2 (0.5)."""
+        tokens = []
+        for ch in content:
+            if ch in "0123":
+                sure = 0.9 if ch in "03" else 0.5
+                other = "1" if ch != "1" else "2"
+                import math
+
+                tokens.append(
+                    {
+                        "token": ch,
+                        "logprob": math.log(sure),
+                        "bytes": None,
+                        "top_logprobs": [
+                            {"token": ch, "logprob": math.log(sure), "bytes": None},
+                            {"token": other, "logprob": math.log(1 - sure), "bytes": None},
+                        ],
+                    }
+                )
+            else:
+                tokens.append({"token": ch, "logprob": 0.0, "bytes": None, "top_logprobs": []})
+        return tokens

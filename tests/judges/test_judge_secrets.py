@@ -1,0 +1,52 @@
+"""The API key never reaches the database, the logs, the pages or the exports."""
+
+from __future__ import annotations
+
+import io
+import logging
+
+import pytest
+from django.core.management import call_command
+
+from judges.engine import execute_job
+from judges.services import plan_job, start_job, update_judge
+
+from .conftest import KEY, Sleeps
+
+pytestmark = pytest.mark.django_db
+
+WRONG_KEY = "sk-wrong-Hh3Jj5Kk7Ll9Mm2Nn4"
+
+
+def database_text() -> str:
+    out = io.StringIO()
+    call_command("dumpdata", stdout=out)
+    return out.getvalue()
+
+
+def run_jobs(judging, monkeypatch):
+    """A good job, then one whose key the server refuses (and echoes back)."""
+    job = start_job(
+        plan_job(judging["judge"], scope="holes", level="chunk", chunking="c"), enqueue=False
+    )
+    execute_job(job.pk, sleep=Sleeps())
+    monkeypatch.setenv("ASSAY_TEST_WRONG_KEY", WRONG_KEY)
+    update_judge(judging["judge"], api_key_env="ASSAY_TEST_WRONG_KEY", concurrency=1)
+    job = start_job(
+        plan_job(judging["judge"], scope="pool", level="chunk", chunking="c", qids=["q1"]),
+        enqueue=False,
+    )
+    return execute_job(job.pk, sleep=Sleeps())
+
+
+def test_key_is_used_but_never_stored_nor_logged(judging, monkeypatch, caplog):
+    caplog.set_level(logging.DEBUG)
+    refused = run_jobs(judging, monkeypatch)
+    server = judging["server"]
+    assert any(r["auth"] == f"Bearer {KEY}" for r in server.requests)  # the key was sent
+    assert refused.pairs.filter(failure="auth").exists()
+    dump = database_text()
+    assert "ASSAY_TEST_JUDGE_KEY" in dump or "ASSAY_TEST_WRONG_KEY" in dump  # the name is stored
+    for secret in (KEY, WRONG_KEY, KEY[-8:], WRONG_KEY[-8:]):
+        assert secret not in dump
+        assert secret not in caplog.text

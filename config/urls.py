@@ -9,6 +9,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("gold.urls")),
     path("", include("metrics.urls")),
+    path("", include("judges.urls")),
     path("", include("api.urls")),
     path("", include("annotator.urls")),
 ]

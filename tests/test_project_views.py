@@ -54,6 +54,15 @@ PAGE_ROLES = {
     "metrics:run_histogram": LIVE_READERS,
     "metrics:run_query": LIVE_READERS,
     "metrics:judge": None,
+    # LLM judges: owners configure and start; leads and viewers read; annotators nothing.
+    "judges:list": {"owner", "adjudicator", "viewer"},
+    "judges:calibration": {"owner", "adjudicator", "viewer"},
+    "judges:detail": {"owner"},
+    "judges:estimate": {"owner"},
+    "judges:start": None,
+    "judges:job": {"owner"},
+    "judges:cancel": None,
+    "judges:resume": None,
     # Token-authenticated: tested with tokens in tests/test_api.py.
     "api:upload_run": "api",
     "api:run_metrics": "api",
@@ -66,12 +75,22 @@ def site_objects(personas, corpus):
     import numpy as np
 
     from gold.services import ConsensusPolicy, freeze_gold_set
+    from judges.services import create_judge, plan_job, start_job
     from metrics.models import Run
 
     gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
     run = Run(project=personas["project"], name="r", level="chunk", chunking=corpus["chunking"])
     run.set_results(np.array([corpus["query"].pk]), np.array([corpus["chunk"].pk]), np.ones(1))
     run.save()
+    judge = create_judge(
+        personas["project"],
+        slug="j",
+        name="J",
+        base_url="http://127.0.0.1:1/v1",
+        model="m",
+        api_key_env="J_KEY",
+    )
+    job = start_job(plan_job(judge, scope="pool", level="chunk"), enqueue=False)
     return {
         "run": run.pk,
         "query": corpus["query"].pk,
@@ -80,6 +99,8 @@ def site_objects(personas, corpus):
         "chunk": corpus["chunk"].pk,
         "gold": gold_set.pk,
         "import": None,
+        "judge": judge.pk,
+        "job": job.pk,
     }
 
 

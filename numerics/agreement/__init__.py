@@ -5,6 +5,7 @@
   confusion matrices, Fleiss' kappa;
 - ``alpha``   Krippendorff's alpha, one distance function per level (``DISTANCES``);
 - ``spans``   character-level F1 of marked passages;
+- ``paired``  people against one other rater (an LLM judge), with bootstrap intervals;
 - ``report``  every coefficient at once, annotators named: the report the agreement
   command and the agreement page share (``build_report``).
 
@@ -35,6 +36,7 @@ from .kappa import (
     percent_agreement,
     percent_agreement_per_query,
 )
+from .paired import compare_raters
 from .report import (
     Report,
     agreement_report,
@@ -60,6 +62,7 @@ __all__ = [
     "cohen_kappa",
     "cohen_kappa_from_confusion",
     "coincidences",
+    "compare_raters",
     "confusion_matrix",
     "counts",
     "fleiss_kappa",

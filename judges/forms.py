@@ -1,0 +1,131 @@
+"""Forms of the judge pages: configuring a judge, planning a job, choosing a calibration."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotator.models import Project
+from gold.units import levels
+from metrics.evaluation import dashboard_measures
+
+from .models import Judge, Scope
+from .prompts import unknown_placeholders
+from .services import ENV_NAME
+
+
+class JudgeForm(forms.ModelForm):
+    class Meta:
+        model = Judge
+        fields = [
+            "slug",
+            "name",
+            "base_url",
+            "model",
+            "api_key_env",
+            "prompt",
+            "temperature",
+            "max_tokens",
+            "timeout_seconds",
+            "concurrency",
+            "rpm",
+            "budget",
+            "logprobs",
+        ]
+        labels = {
+            "api_key_env": _("Environment variable holding the API key (its name, not the key)"),
+            "base_url": _("Base URL (OpenAI-compatible)"),
+            "rpm": _("Requests per minute (0: no limit)"),
+            "budget": _("Budget: maximum calls per job"),
+        }
+        widgets = {"prompt": forms.Textarea(attrs={"rows": 16, "spellcheck": "false"})}
+
+    def __init__(self, *args, project: Project, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.project = project
+        if self.instance.pk:
+            del self.fields["slug"]
+
+    def clean_api_key_env(self):
+        value = self.cleaned_data["api_key_env"]
+        if not ENV_NAME.fullmatch(value):
+            raise forms.ValidationError(
+                _(
+                    "Give the name of an environment variable (letters, digits and _), "
+                    "never the key."
+                )
+            )
+        return value
+
+    def clean_prompt(self):
+        prompt = self.cleaned_data["prompt"]
+        unknown = unknown_placeholders(prompt)
+        if unknown:
+            raise forms.ValidationError(
+                _("Unknown placeholders: %(names)s") % {"names": ", ".join(unknown)}
+            )
+        return prompt
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        if Judge.objects.filter(project=self.instance.project, slug=slug).exists():
+            raise forms.ValidationError(_("This project already has a judge with that slug."))
+        return slug
+
+
+class JobForm(forms.Form):
+    scope = forms.ChoiceField(choices=Scope.choices, initial=Scope.HOLES, required=False)
+    sample_size = forms.IntegerField(
+        min_value=1, max_value=1_000_000, required=False, label=_("Sample size N")
+    )
+    level = forms.ChoiceField(
+        choices=[("chunk", _("Chunk")), ("document", _("Document"))], required=False
+    )
+    chunking = forms.ChoiceField(required=False)
+    queries = forms.CharField(
+        required=False, max_length=10_000, label=_("Only these query ids (space-separated)")
+    )
+
+    def __init__(self, *args, project: Project, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["chunking"].choices = [("", "—")] + [
+            (name, name) for name in project.chunkings.values_list("name", flat=True)
+        ]
+
+    def clean(self):
+        data = super().clean()
+        data["scope"] = data.get("scope") or Scope.HOLES
+        data["level"] = data.get("level") or "chunk"
+        if data.get("scope") == Scope.SAMPLE and not data.get("sample_size"):
+            self.add_error("sample_size", _("A sample needs its size N."))
+        return data
+
+    def plan_options(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "scope": data["scope"],
+            "level": data["level"],
+            "chunking": data["chunking"] or None if data["level"] == "chunk" else None,
+            "qids": data["queries"].split() or None,
+            "sample_size": data["sample_size"] if data["scope"] == Scope.SAMPLE else None,
+        }
+
+
+class CalibrationForm(forms.Form):
+    rater = forms.ChoiceField(required=False)
+    level = forms.ChoiceField(required=False)
+    measure = forms.ChoiceField(required=False)
+
+    def __init__(self, *args, project: Project, raters: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rater"].choices = [(r, r) for r in raters]
+        self.fields["level"].choices = [(level, level) for level in levels(project)]
+        self.fields["measure"].choices = [(name, label) for name, label in dashboard_measures(10)]
+
+    def values(self, raters: list[str]) -> dict:
+        data = self.cleaned_data
+        return {
+            "rater": data["rater"] or (raters[-1] if raters else None),
+            "level": data["level"] or "documents",
+            "measure": data["measure"] or "nDCG@10",
+        }

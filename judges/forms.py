@@ -15,6 +15,10 @@ from .services import ENV_NAME
 
 
 class JudgeForm(forms.ModelForm):
+    base_url = forms.URLField(
+        max_length=500, assume_scheme="https", label=_("Base URL (OpenAI-compatible)")
+    )
+
     class Meta:
         model = Judge
         fields = [
@@ -34,7 +38,6 @@ class JudgeForm(forms.ModelForm):
         ]
         labels = {
             "api_key_env": _("Environment variable holding the API key (its name, not the key)"),
-            "base_url": _("Base URL (OpenAI-compatible)"),
             "rpm": _("Requests per minute (0: no limit)"),
             "budget": _("Budget: maximum calls per job"),
         }

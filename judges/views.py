@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotator.access import get_project_for_user
+from annotator.access import get_project_for_user, reads_live_grades
 from annotator.models import Membership, Project, Role
 from web.htmx import for_htmx
 
@@ -29,7 +29,6 @@ from .services import (
     update_judge,
 )
 
-READERS = (Role.OWNER, Role.ADJUDICATOR, Role.VIEWER)
 FAILURES_SHOWN = 200
 
 
@@ -52,10 +51,19 @@ def _get_job_for_user(
     return job, project, membership
 
 
+def _get_project_for_reader(request: HttpRequest, slug: str) -> tuple[Project, Membership]:
+    """Judges' grades are grades drawn from live labels: whoever reads those reads these
+    (annotators label blind and see nothing of judges)."""
+    project, membership = get_project_for_user(request, slug)
+    if not reads_live_grades(membership):
+        raise PermissionDenied("Annotators label blind: judges are not shown to them")
+    return project, membership
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def judge_list(request: HttpRequest, slug: str) -> HttpResponse:
-    project, membership = get_project_for_user(request, slug, *READERS)
+    project, membership = _get_project_for_reader(request, slug)
     owner = membership.role == Role.OWNER
     form = None
     if owner:
@@ -200,7 +208,7 @@ def job_resume(request: HttpRequest, slug: str, job_pk: int) -> HttpResponse:
 @require_GET
 @for_htmx("judges/partials/calibration_body.html", if_target="calibration-body")
 def calibration(request: HttpRequest, slug: str) -> HttpResponse:
-    project, membership = get_project_for_user(request, slug, *READERS)
+    project, membership = _get_project_for_reader(request, slug)
     names = raters(project)
     form = CalibrationForm(request.GET, project=project, raters=names)
     if not form.is_valid():

@@ -55,8 +55,8 @@ PAGE_ROLES = {
     "metrics:run_query": LIVE_READERS,
     "metrics:judge": None,
     # LLM judges: owners configure and start; leads and viewers read; annotators nothing.
-    "judges:list": {"owner", "adjudicator", "viewer"},
-    "judges:calibration": {"owner", "adjudicator", "viewer"},
+    "judges:list": LIVE_READERS,
+    "judges:calibration": LIVE_READERS,
     "judges:detail": {"owner"},
     "judges:estimate": {"owner"},
     "judges:start": None,

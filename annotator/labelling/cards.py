@@ -43,7 +43,7 @@ class Card:
     judgment_pk: int | None = None
     grade: int | None = None
     note: str = ""
-    others: list[tuple[str, int]] = field(default_factory=list)
+    others: list[tuple[str, int, str]] = field(default_factory=list)  # name, grade, note
     pieces: list[tuple[str, bool]] | None = None  # search-hit highlighting
 
 
@@ -95,10 +95,11 @@ def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
             .filter(query=screen.query)
             .exclude(annotator=screen.user)
             .order_by("annotator__username")
-            .values_list("chunk_id", "annotator__username", "grade")
+            .values_list("chunk_id", "annotator__username", "grade", "note")
         )
-        for chunk_pk, username, grade in others:
-            by_pk[chunk_pk].others.append((username, grade))
+        # The note travels with the grade: an LLM judge's reason beside its grade.
+        for chunk_pk, username, grade, note in others:
+            by_pk[chunk_pk].others.append((username, grade, note))
     return [by_pk[pk] for pk in chunk_pks if pk in by_pk]
 
 

@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from ..models import GRADES, AssignmentStatus, Granularity
+from ..queue_order import queue_orders
 
 GRADE_CHOICES = [(g, str(g)) for g in GRADES]
 
@@ -63,6 +64,13 @@ class AssignForm(forms.Form):
 class QueueFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=[("", _("All")), *AssignmentStatus.choices])
     page = forms.IntegerField(required=False, min_value=1)
+    order = forms.ChoiceField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["order"].choices = [("", _("Query order"))] + [
+            (order.key, order.label) for order in queue_orders()
+        ]
 
 
 class StatusForm(forms.Form):

@@ -17,6 +17,7 @@ from web.htmx import for_htmx
 
 from .. import assignments as work
 from ..models import Assignment, AssignmentStatus, Membership, Role
+from ..queue_order import ordered
 from .forms import AssignForm, QueueFilterForm, StatusForm
 from .screen import Screen, bad_request, duration, member_view, text_error
 
@@ -35,9 +36,13 @@ def queue(request: HttpRequest, screen: Screen) -> HttpResponse:
     items = Assignment.objects.filter(project=project, annotator=user).select_related("query")
     if status:
         items = items.filter(status=status)
-    page = Paginator(items.order_by("query_id"), QUEUE_PAGE_SIZE).get_page(
-        form.cleaned_data["page"] or 1
-    )
+    items = items.order_by("query_id")
+    order = form.cleaned_data["order"]
+    if order:  # a registered order (e.g. where an LLM judge disagrees with people first)
+        rows = list(items)
+        rank = {pk: i for i, pk in enumerate(ordered(project, [a.query_id for a in rows], order))}
+        items = sorted(rows, key=lambda a: rank[a.query_id])
+    page = Paginator(items, QUEUE_PAGE_SIZE).get_page(form.cleaned_data["page"] or 1)
     for item in page.object_list:
         item.time_display = duration(item.time_spent_seconds)
     progress = work.progress(project, user)
@@ -45,6 +50,8 @@ def queue(request: HttpRequest, screen: Screen) -> HttpResponse:
         page=page,
         status=status,
         statuses=AssignmentStatus.choices,
+        order=order,
+        orders=form.fields["order"].choices[1:],
         progress=progress,
         progress_time=duration(progress.seconds),
         next_assignment=work.next_open(project, user),

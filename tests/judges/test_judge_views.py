@@ -217,3 +217,12 @@ def test_calibration_page_for_a_viewer(login, judging, finished_job):
         client.get(reverse("judges:calibration", args=["acme"]), {"measure": "bogus"}).status_code
         == 400
     )
+
+
+def test_judge_pages_in_chinese(login, judging, finished_job):
+    client = login(judging["owner"])
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-CN,zh;q=0.9"}
+    listing = client.get(reverse("judges:list", args=["acme"]), **zh).content.decode()
+    assert "LLM 评审" in listing and "添加评审模型" in listing
+    job = client.get(reverse("judges:job", args=["acme", finished_job.pk]), **zh).content.decode()
+    assert "回答格式不对" in job and "重试失败的对" in job

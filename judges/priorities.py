@@ -1,0 +1,81 @@
+"""Where people matter most: queries ordered by the judge's disagreement with people, or by
+how unsure the judge was. Registered with ``annotator.queue_order`` when the app starts.
+
+The judge is the newest judge version with labels in the project. Disagreement of a
+query: Σ |judge − people| over the documents both graded (labels lifted to documents).
+Unsureness: the number of the judge's grades whose probability (from token
+log-probabilities) is below ``UNSURE_BELOW``, or, where the endpoint gave none, that are
+1 or 2 — the middle of the scale, where the judge hesitates most.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from annotator.models import Judgment, Project
+from gold.units import DEFAULT_MAPPING, DOCUMENTS, units_for_level
+from numerics.mapping import MappingPolicy
+
+from .models import JudgePair, JudgeVersion, PairStatus
+
+UNSURE_BELOW = 0.75
+DISAGREE = "judge-disagrees"
+UNSURE = "judge-unsure"
+
+
+def newest_version(project: Project) -> JudgeVersion | None:
+    with_labels = Judgment.objects.filter(query__project=project).values("annotator_id")
+    return (
+        JudgeVersion.objects.filter(judge__project=project, annotator_id__in=with_labels)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def disagreement(project: Project, query_pks: list[int]) -> dict[int, float]:
+    from .calibration import _people_grades, _rater_grades
+
+    version = newest_version(project)
+    if version is None:
+        return {}
+    units = units_for_level(project, DOCUMENTS)
+    mapping = MappingPolicy.parse(DEFAULT_MAPPING["rule"])
+    people = _people_grades(project, units, mapping)
+    query, unit, grade = _rater_grades(project, version.annotator.username, units, mapping)
+    n = max(len(units.ids), 1)
+    _shared, mine, theirs = np.intersect1d(
+        people.query * n + people.unit, query * n + unit, return_indices=True
+    )
+    gap = np.abs(people.grade[mine] - grade[theirs]).astype(float)
+    shared_query = people.query[mine]
+    wanted = np.isin(shared_query, query_pks)
+    scores: dict[int, float] = {}
+    for pk, value in zip(shared_query[wanted].tolist(), gap[wanted].tolist(), strict=True):
+        scores[pk] = scores.get(pk, 0.0) + value
+    return {pk: value for pk, value in scores.items() if value}
+
+
+def unsureness(project: Project, query_pks: list[int]) -> dict[int, float]:
+    version = newest_version(project)
+    if version is None:
+        return {}
+    unsure = (
+        JudgePair.objects.filter(
+            job__version=version, status=PairStatus.JUDGED, query_id__in=query_pks
+        )
+        .filter(Q(confidence__lt=UNSURE_BELOW) | Q(confidence__isnull=True, grade__in=[1, 2]))
+        .values_list("query_id", flat=True)
+    )
+    scores: dict[int, float] = {}
+    for pk in unsure:
+        scores[pk] = scores.get(pk, 0.0) + 1
+    return scores
+
+
+def register() -> None:
+    from annotator.queue_order import register_queue_order
+
+    register_queue_order(DISAGREE, _("Judge disagrees with people first"), disagreement)
+    register_queue_order(UNSURE, _("Judge unsure first"), unsureness)

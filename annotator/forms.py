@@ -44,6 +44,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "grade_label_3",
             "relevance_threshold",
             "pool_depth",
+            "post_edit",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),

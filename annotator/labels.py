@@ -163,6 +163,7 @@ def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) ->
         new_grade=None if removed else judgment.grade,
         old_note=old_note or "",
         new_note="" if removed else judgment.note,
+        suggestion_shown=False if removed else judgment.suggestion_shown,
     )
 
 
@@ -184,7 +185,7 @@ def _current(query: Query, annotator, evidence: Evidence) -> Judgment | None:
     )
 
 
-def _write(query, annotator, evidence, grade, note, changed_by):
+def _write(query, annotator, evidence, grade, note, changed_by, suggestion_shown=False):
     """The judgment row and its history row; (judgment or None, history or None)."""
     judgment = _current(query, annotator, evidence)
     if grade is None:
@@ -207,6 +208,7 @@ def _write(query, annotator, evidence, grade, note, changed_by):
                     chunk=evidence.chunk,
                     grade=grade,
                     note=note or "",
+                    suggestion_shown=suggestion_shown,
                 )
         except IntegrityError:
             # A concurrent request created it first: fall through to an update.
@@ -218,7 +220,8 @@ def _write(query, annotator, evidence, grade, note, changed_by):
         return judgment, None
     old_grade, old_note = judgment.grade, judgment.note
     judgment.grade, judgment.note = grade, new_note
-    judgment.save(update_fields=["grade", "note", "updated_at"])
+    judgment.suggestion_shown = suggestion_shown
+    judgment.save(update_fields=["grade", "note", "suggestion_shown", "updated_at"])
     return judgment, _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note)
 
 
@@ -231,6 +234,7 @@ def change_label(
     note: str | None = None,
     changed_by=None,
     seconds: float = 0.0,
+    suggestion_shown: bool = False,
 ) -> LabelChange:
     """Create, change or (``grade=None``) remove one label: the one way a label changes.
 
@@ -238,13 +242,16 @@ def change_label(
     change (kept beside the history row) and the annotator's time on the query's
     assignment. A repeated identical grade and note changes nothing and logs nothing.
     ``note=None`` keeps the current note. Committed when this returns, so the caller may
-    report the label as saved.
+    report the label as saved. ``suggestion_shown`` records that a judge's suggestion
+    was on screen (post-edit mode), on the label and its history row.
     """
     if grade is not None:
         check_grade(grade)
     changed_by = changed_by or annotator
     with transaction.atomic():
-        judgment, history = _write(query, annotator, evidence, grade, note, changed_by)
+        judgment, history = _write(
+            query, annotator, evidence, grade, note, changed_by, suggestion_shown
+        )
         if history is not None and seconds:
             JudgmentTiming.objects.create(history=history, seconds=seconds)
         if seconds:

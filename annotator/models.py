@@ -60,6 +60,11 @@ class Project(models.Model):
     pool_depth = models.PositiveIntegerField(
         default=10, help_text="Top-k of every run pooled into the candidates to judge."
     )
+    # Post-edit mode: annotators see an LLM judge's grade and reason as a suggestion.
+    post_edit = models.BooleanField(
+        default=False,
+        help_text="Show annotators an LLM judge's grade and reason as a suggestion (off: blind).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ProjectQuerySet.as_manager()
@@ -242,6 +247,8 @@ class Judgment(EvidenceSpan):
     )
     grade = models.SmallIntegerField()
     note = models.TextField(blank=True)
+    # Whether a judge's suggestion was on screen when this grade was given (post-editing).
+    suggestion_shown = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -311,6 +318,7 @@ class JudgmentHistory(EvidenceSpan):
     new_grade = models.SmallIntegerField(null=True, blank=True)
     old_note = models.TextField(blank=True)
     new_note = models.TextField(blank=True)
+    suggestion_shown = models.BooleanField(default=False)
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

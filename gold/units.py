@@ -171,9 +171,17 @@ def _rows(values: list[tuple], annotators: list[str]) -> LabelRows:
 
 
 def live_labels(
-    project: Project, *, annotators: list[str] | None = None, adjudicated: bool = True
+    project: Project,
+    *,
+    annotators: list[str] | None = None,
+    adjudicated: bool = True,
+    post_edited: bool = True,
 ) -> LabelRows:
+    """Every live label (``post_edited=False``: leaving out those given while a judge's
+    suggestion was on screen) and, with ``adjudicated``, the adjudications."""
     judgments = Judgment.objects.filter(query__project=project)
+    if not post_edited:
+        judgments = judgments.filter(suggestion_shown=False)
     if annotators is not None:
         judgments = judgments.filter(annotator__username__in=annotators)
     values = list(

@@ -9,6 +9,10 @@ class JudgesConfig(AppConfig):
     def ready(self) -> None:
         # The annotator's queue offers "judge disagrees / unsure first" by registration,
         # so annotator never imports judges.
+        from annotator.suggestions import register_suggestion_source
+
         from .priorities import register
+        from .suggestions import judge_suggestions
 
         register()
+        register_suggestion_source(judge_suggestions)

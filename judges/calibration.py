@@ -61,7 +61,11 @@ class Calibration:
 
 
 def _people_grades(project: Project, units, mapping) -> UnitGrades:
-    labels = live_labels(project, annotators=human_names(project), adjudicated=True)
+    # Labels given while the judge's suggestion was on screen are left out: they would
+    # flatter the judge.
+    labels = live_labels(
+        project, annotators=human_names(project), adjudicated=True, post_edited=False
+    )
     return unit_grades(labels, units, mapping=mapping)
 
 

@@ -12,6 +12,7 @@ from numerics.spans import page_of
 
 from ..models import Chunk, Document, Granularity, Judgment, Query
 from ..search import highlight
+from ..suggestions import Suggestion, suggestions
 
 if TYPE_CHECKING:
     from .screen import Screen
@@ -45,6 +46,7 @@ class Card:
     note: str = ""
     others: list[tuple[str, int, str]] = field(default_factory=list)  # name, grade, note
     pieces: list[tuple[str, bool]] | None = None  # search-hit highlighting
+    suggestion: Suggestion | None = None  # post-edit mode: a judge's grade and reason
 
 
 def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
@@ -100,6 +102,10 @@ def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
         # The note travels with the grade: an LLM judge's reason beside its grade.
         for chunk_pk, username, grade, note in others:
             by_pk[chunk_pk].others.append((username, grade, note))
+    if screen.can_label:
+        for chunk_pk, suggestion in suggestions(screen.project, screen.query, list(by_pk)).items():
+            if chunk_pk in by_pk:
+                by_pk[chunk_pk].suggestion = suggestion
     return [by_pk[pk] for pk in chunk_pks if pk in by_pk]
 
 

@@ -108,6 +108,7 @@ class JudgeForm(forms.Form):
     page = forms.IntegerField(required=False, min_value=1)
     text = forms.CharField(required=False, strip=False, max_length=2_000_000)
     elapsed = forms.FloatField(required=False)
+    suggested = forms.BooleanField(required=False)  # a judge's suggestion was on screen
 
     def clean(self):
         data = super().clean()

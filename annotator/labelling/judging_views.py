@@ -89,6 +89,7 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
         grade=data["grade"],
         note=data["note"] if "note" in screen.request.POST else None,
         seconds=seconds,
+        suggestion_shown=bool(data.get("suggested")) and screen.project.post_edit,
     )
     label = screen.grade_label(change.judgment.grade)
     return change, _("Saved: %(grade)d · %(label)s") % {

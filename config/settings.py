@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "operations",  # before django_tasks_db: its db_worker command replaces theirs
     "django_tasks",
     "django_tasks_db",
+    "accounts",
     "annotator",
     "gold",
     "metrics",
@@ -112,6 +113,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "operations.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -174,6 +176,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Login throttling (accounts.throttle): this many wrong passwords for one user name
+# within the window lock that name out until the window has passed.
+ASSAY_LOGIN_ATTEMPTS = env_int("ASSAY_LOGIN_ATTEMPTS", 5, minimum=1)
+ASSAY_LOGIN_LOCKOUT_MINUTES = env_int("ASSAY_LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
+
+# Password reset mails. The console backend (the default) writes them to the server's
+# output; set ASSAY_EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the
+# EMAIL_* variables to send them.
+EMAIL_BACKEND = os.environ.get(
+    "ASSAY_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "assay@localhost")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotator:project_list"

@@ -1,11 +1,9 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("gold.urls")),
     path("", include("metrics.urls")),

@@ -116,14 +116,15 @@ def project_agreement(project: Project, level: str, mapping: MappingPolicy) -> A
 
 
 def pair_matrix(annotators: list[str], pairs: list[dict]) -> list[list[dict]]:
-    """Annotators × annotators cells of the heat map: each pair's kappa, colour and reading."""
+    """Annotators × annotators cells of the heat map: each pair's kappa, heat class, reading."""
     by_pair = {(p["a"], p["b"]): p for p in pairs}
 
     def cell(a: str, b: str) -> dict:
         pair = (by_pair.get((a, b)) or by_pair.get((b, a))) if a != b else None
         kappa = pair["cohen_kappa"] if pair else None
-        # Heat: red (κ ≤ 0) to green (κ = 1); grey where undefined or on the diagonal.
-        colour = f"hsl({120 * max(0.0, kappa):.0f}, 65%, 80%)" if kappa is not None else "#eee"
+        # Heat: red (κ ≤ 0) to green (κ = 1) in tenths, a class of assay.css each (the
+        # Content-Security-Policy allows no inline style); grey where undefined.
+        colour = f"heat-{round(10 * max(0.0, kappa))}" if kappa is not None else "heat-none"
         return {
             "a": a,
             "b": b,

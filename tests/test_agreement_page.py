@@ -81,7 +81,9 @@ def test_page_equals_the_agreement_command_on_the_same_items(login, personas, la
     assert pair["cohen_kappa"] == pytest.approx(reference["pairs"][0]["cohen_kappa"])
     body = page.content.decode()
     assert 'id="pair-matrix"' in body, body[body.find("Pairs") : body.find("Pairs") + 800]
-    assert "hsl(" in body, body[body.find("pair-matrix") : body.find("pair-matrix") + 1500]
+    assert '<td class="heat-' in body, body[
+        body.find("pair-matrix") : body.find("pair-matrix") + 1500
+    ]
     # Queries by disagreement, worst first: anna and arno agree on 1 of q2's 3 items.
     assert [row["qid"] for row in page.context["report"].per_query] == ["q2", "q1"]
     judge = page.context["report"].pseudo[0]

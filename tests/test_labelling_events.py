@@ -55,7 +55,7 @@ def test_the_counter_refreshes_itself(login, personas, corpus):
     counter = page[page.index('<span id="judged-count"') :]
     counter = counter[: counter.index(">")]
     assert f'hx-get="{url("label_query", corpus)}"' in counter
-    assert "hx-trigger=\"labels-changed[!!document.getElementById('cand-'+detail.chunk)]" in counter
+    assert 'hx-trigger="labels-refresh" data-refresh data-refresh-card="present"' in counter
 
     def count():
         response = client.get(url("label_query", corpus), HTTP_HX_TARGET="judged-count", **HTMX)
@@ -117,7 +117,7 @@ def test_document_view_and_results_refresh_on_their_own_document(login, personas
     document = corpus["document"]
     view = client.get(url("label_query_document", corpus), {"document": document.pk, "page": 2})
     html = view.content.decode()
-    assert f'hx-trigger="labels-changed[detail.document=={document.pk}] from:body"' in html
+    assert f'hx-trigger="labels-refresh" data-refresh data-refresh-document="{document.pk}"' in html
     assert f'hx-get="{url("label_query_document", corpus)}?document={document.pk}&amp;page=2"' in (
         html
     )
@@ -132,7 +132,7 @@ def test_document_view_and_results_refresh_on_their_own_document(login, personas
     result = client.get(url("label_query_judge", corpus), {"document": document.pk}, **HTMX)
     body = result.content.decode()
     assert body.startswith(f'<div class="doc-result" id="docres-{document.pk}"')
-    assert f"detail.document=={document.pk}" in body and 'class="grade g3"' in body
+    assert f'data-refresh-document="{document.pk}"' in body and 'class="grade g3"' in body
     assert client.get(url("label_query_judge", corpus), {"document": 999999}).status_code == 404
     assert client.get(url("label_query_judge", corpus), {"chunk": "x"}).status_code == 400
 

@@ -258,7 +258,9 @@ def test_every_copy_of_a_card_refreshes_itself_on_the_event(login, personas, cor
     found = client.get(
         urls(corpus)["annotator:label_query_search"], {"q": "wings"}, HTTP_HX_REQUEST="true"
     ).content.decode()
-    listens = f'hx-trigger="labels-changed[detail.chunk=={pk}&&!this.contains(target)] from:body"'
+    listens = (
+        f'hx-trigger="labels-refresh" data-refresh data-refresh-chunk="{pk}" data-refresh-not-own'
+    )
     for region, html in (("cand", screen), ("found", found)):
         place = html[html.index(f'id="{region}-{pk}"') :]
         assert place.index(listens) < place.index("<article"), region
@@ -594,4 +596,4 @@ def test_the_evidence_list_refreshes_itself_without_the_cards_on_screen(login, p
     listing = client.get(judge_url(corpus), HTTP_HX_REQUEST="true").content.decode()
     assert listing.startswith('<section id="my-evidence"')
     assert "Document" in listing and "Chunk" not in listing
-    assert 'hx-trigger="labels-changed[' in listing and " from:body" in listing
+    assert 'hx-trigger="labels-refresh, change from:#chunking-select" data-refresh' in listing

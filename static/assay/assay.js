@@ -37,3 +37,40 @@ document.addEventListener("htmx:sendError", () => {
     activeMs = 0;
   });
 })();
+
+// The Content-Security-Policy allows no inline handlers: forms and controls say what they
+// want in data attributes. data-autosubmit: a change submits the control's form;
+// data-confirm: the form asks before it is sent.
+document.addEventListener("change", (event) => {
+  const control = event.target;
+  if (control.matches && control.matches("[data-autosubmit]") && control.form) control.form.submit();
+});
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form.dataset && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+    event.preventDefault();
+  }
+});
+
+// Regions that refresh themselves after a label change. htmx's event filters
+// (labels-changed[...]) are evaluated code, which the policy forbids, so each region
+// states its conditions as data attributes and gets a "labels-refresh" event when the
+// change concerns it: data-refresh-document / -chunk / -kind must equal the event's
+// detail; data-refresh-not-own skips the region whose own form saved; data-refresh-card
+// ("present" / "absent") asks whether the changed chunk is a candidate card on screen.
+document.addEventListener("labels-changed", (event) => {
+  const detail = event.detail || {};
+  const source = event.target;
+  document.querySelectorAll("[data-refresh]").forEach((region) => {
+    const want = region.dataset;
+    if (want.refreshDocument && String(detail.document) !== want.refreshDocument) return;
+    if (want.refreshChunk && String(detail.chunk) !== want.refreshChunk) return;
+    if (want.refreshKind && detail.kind !== want.refreshKind) return;
+    if ("refreshNotOwn" in want && source instanceof Node && region.contains(source)) return;
+    if (want.refreshCard) {
+      const present = !!document.getElementById("cand-" + detail.chunk);
+      if (present !== (want.refreshCard === "present")) return;
+    }
+    htmx.trigger(region, "labels-refresh");
+  });
+});

@@ -36,11 +36,21 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A fresh page; the test fails if the Content-Security-Policy blocked anything on it
+    (an inline script, style or handler, or code htmx would have to evaluate)."""
     context = browser.new_context(locale="en-US")
     page = context.new_page()
     page.set_default_timeout(15000)
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            blocked.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     yield page
     context.close()
+    assert blocked == [], blocked
 
 
 def log_in(page, live_server, username: str, password: str) -> None:

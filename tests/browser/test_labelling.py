@@ -77,7 +77,7 @@ def graded(page):
 
 def wait_graded(page, n):
     page.wait_for_function(
-        f"document.querySelectorAll('#candidates .candidate.graded').length === {n}"
+        f"() => document.querySelectorAll('#candidates .candidate.graded').length === {n}"
         " && !document.querySelector('.htmx-request')"
     )
 
@@ -145,13 +145,13 @@ def test_keyboard_grading_mouse_passage_reload_and_blindness(
     # n: a note, typed without triggering shortcuts.
     page.keyboard.press("k")
     third = "document.querySelectorAll('#candidates .candidate')[2]"
-    page.wait_for_function(f"{third}.classList.contains('is-current')")
+    page.wait_for_function(f"() => {third}.classList.contains('is-current')")
     page.keyboard.press("n")
-    page.wait_for_function("document.activeElement.matches('.note textarea')")
+    page.wait_for_function("() => document.activeElement.matches('.note textarea')")
     page.keyboard.type("j k 0 1 笔记")
     page.keyboard.press("Control+Enter")
     page.wait_for_function(
-        f"{third}.querySelector('.note-text') && !document.querySelector('.htmx-request')"
+        f"() => {third}.querySelector('.note-text') && !document.querySelector('.htmx-request')"
     )
     assert Judgment.objects.filter(annotator=personas["annotator"]).count() == 3
     assert Judgment.objects.get(note="j k 0 1 笔记").grade == 1
@@ -248,7 +248,7 @@ def test_a_failed_save_is_shown_not_dropped(page, live_server, personas, labelli
     page.keyboard.press("k")
     page.keyboard.press("3")
     page.wait_for_function(
-        "document.getElementById('save-status').textContent.includes('could not be reached')"
+        "() => document.getElementById('save-status').textContent.includes('could not be reached')"
     )
     assert not Judgment.objects.exists()
 

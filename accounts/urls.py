@@ -1,0 +1,31 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from .views import LoginView
+
+urlpatterns = [
+    path("login/", LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "password/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    path("password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+]

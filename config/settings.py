@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "api",
     "judges",
     "demo",
+    "backups",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,215 @@
+"""Export a whole project to a zip file and import it again, here or on another database.
+
+The zip holds ``manifest.json`` and one JSON-lines file per table (``backups.tables``):
+each row with its old primary key, its fields, references to other rows of the backup by
+their old keys and references to users by username. Import reads and checks the whole
+file first, then writes every row in one transaction (all or nothing), giving each row a
+new key and rewriting references (and the keys inside a run's stored results) to match.
+Timestamps (label history, gold sets) are kept as they were.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db import models, transaction
+from django.utils.dateparse import parse_datetime
+
+from annotator.models import Project
+from formats import FileRejected
+
+from .tables import TABLES, Table
+
+FORMAT = "assay-project"
+VERSION = 1
+BATCH = 2000
+
+
+def _fields(model) -> list[models.Field]:
+    return [f for f in model._meta.concrete_fields if not f.primary_key]
+
+
+def _is_user(field: models.Field) -> bool:
+    return field.is_relation and field.related_model is get_user_model()
+
+
+def _encode(field: models.Field, obj) -> object:
+    if field.is_relation:
+        if _is_user(field):
+            target = getattr(obj, field.name)
+            return target.get_username() if target is not None else None
+        return getattr(obj, field.attname)
+    value = field.value_from_object(obj)
+    if value is None:
+        return None
+    if isinstance(field, models.BinaryField):
+        return base64.b64encode(bytes(value)).decode()
+    if isinstance(field, models.DateTimeField):
+        return value.isoformat()
+    return value
+
+
+def export_project(project: Project, path: str | Path) -> dict[str, int]:
+    """Write ``project`` to the zip file at ``path``; the number of rows of each table."""
+    counts: dict[str, int] = {}
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for table in TABLES:
+            model = table.model
+            fields = _fields(model)
+            users = [f.name for f in fields if _is_user(f)]
+            lines = []
+            for obj in table.rows(project).select_related(*users).iterator(chunk_size=BATCH):
+                row = {"pk": obj.pk, **{f.name: _encode(f, obj) for f in fields}}
+                lines.append(json.dumps(row, ensure_ascii=False))
+            archive.writestr(_member(table), "".join(line + "\n" for line in lines))
+            counts[table.label] = len(lines)
+        manifest = {"format": FORMAT, "version": VERSION, "slug": project.slug, "rows": counts}
+        archive.writestr("manifest.json", json.dumps(manifest, indent=1))
+    return counts
+
+
+def _member(table: Table) -> str:
+    return f"tables/{table.label}.jsonl"
+
+
+def _read(path: Path) -> tuple[dict, dict[str, list[dict]]]:
+    """The manifest and every table's rows, checked for shape before anything is written."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise FileRejected([f"not a project backup (zip): {error}"]) from None
+    with archive:
+        try:
+            manifest = json.loads(archive.read("manifest.json"))
+        except (KeyError, ValueError):
+            raise FileRejected(["not a project backup: manifest.json is missing or bad"]) from None
+        if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+            raise FileRejected([f"not a project backup of version {VERSION}"])
+        tables = {}
+        for table in TABLES:
+            rows = []
+            try:
+                text = archive.read(_member(table)).decode("utf-8")
+            except KeyError:
+                raise FileRejected([f"{_member(table)} is missing"]) from None
+            for number, line in enumerate(text.splitlines(), start=1):
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    raise FileRejected([f"{_member(table)} line {number}: not JSON"]) from None
+                if not isinstance(row, dict) or not isinstance(row.get("pk"), int):
+                    raise FileRejected([f"{_member(table)} line {number}: no pk"])
+                rows.append(row)
+            if len(rows) != manifest.get("rows", {}).get(table.label):
+                raise FileRejected([f"{_member(table)} does not hold the rows the manifest says"])
+            tables[table.label] = rows
+    if len(tables["annotator.Project"]) != 1:
+        raise FileRejected(["a backup holds exactly one project"])
+    return manifest, tables
+
+
+@contextlib.contextmanager
+def _keeping_timestamps(model) -> Iterator[None]:
+    """Let bulk inserts keep the stored values of auto_now / auto_now_add fields."""
+    changed = [f for f in model._meta.concrete_fields if getattr(f, "auto_now_add", False)]
+    changed += [f for f in model._meta.concrete_fields if getattr(f, "auto_now", False)]
+    saved = [(f, f.auto_now, f.auto_now_add) for f in changed]
+    try:
+        for field in changed:
+            field.auto_now = field.auto_now_add = False
+        yield
+    finally:
+        for field, auto_now, auto_now_add in saved:
+            field.auto_now, field.auto_now_add = auto_now, auto_now_add
+
+
+def import_project(path: str | Path, *, slug: str | None = None) -> Project:
+    """Create a new project from a backup; ``FileRejected`` and nothing written on error."""
+    _, tables = _read(Path(path))
+    slug = slug or tables["annotator.Project"][0]["slug"]
+    if Project.objects.filter(slug=slug).exists():
+        raise FileRejected([f"a project {slug!r} already exists; choose another with --slug"])
+    with transaction.atomic():
+        users = _users(tables)
+        keys: dict[str, dict[int, int]] = {}
+        for table in TABLES:
+            keys[table.label] = _insert(table, tables[table.label], keys, users, slug)
+    return Project.objects.get(slug=slug)
+
+
+def _users(tables: dict[str, list[dict]]) -> dict[str, object]:
+    """Every user the backup names, found by username or created without a password."""
+    User = get_user_model()
+    names: set[str] = set()
+    for table in TABLES:
+        fields = [f.name for f in _fields(table.model) if _is_user(f)]
+        for row in tables[table.label]:
+            names.update(row[name] for name in fields if row.get(name))
+    found = {u.get_username(): u for u in User.objects.filter(username__in=names)}
+    for name in sorted(names - found.keys()):
+        user = User(username=name)
+        user.set_unusable_password()
+        user.save()
+        found[name] = user
+    return found
+
+
+def _insert(table, rows, keys, users, slug) -> dict[int, int]:
+    model = table.model
+    fields = _fields(model)
+    objects = []
+    for number, row in enumerate(rows, start=1):
+        values = {}
+        for field in fields:
+            value = row.get(field.name)
+            if field.is_relation:
+                if _is_user(field):
+                    values[field.name] = users[value] if value else None
+                    continue
+                target = field.related_model._meta.label
+                if value is not None:
+                    value = keys.get(target, {}).get(value)
+                    if value is None:
+                        raise FileRejected(
+                            [f"{_member(table)} line {number}: {field.name} names no row"]
+                        )
+                values[field.attname] = value
+            elif value is not None and isinstance(field, models.BinaryField):
+                values[field.name] = base64.b64decode(value)
+            elif value is not None and isinstance(field, models.DateTimeField):
+                values[field.name] = parse_datetime(value)
+            elif field.name in row:
+                values[field.name] = value
+        if table.label == "annotator.Project":
+            values["slug"] = slug
+        obj = model(**values)
+        if table.label == "metrics.Run":
+            _rekey_results(obj, keys)
+        objects.append(obj)
+    with _keeping_timestamps(model):
+        created = model.objects.bulk_create(objects, batch_size=BATCH)
+    return {row["pk"]: obj.pk for row, obj in zip(rows, created, strict=True)}
+
+
+def _rekey_results(run, keys: dict[str, dict[int, int]]) -> None:
+    """A run stores query and item keys inside its results; give them the new keys, in
+    the same order."""
+    query, item, score = run.get_results()
+    items = keys["annotator.Chunk" if run.level == "chunk" else "annotator.Document"]
+    queries = keys["annotator.Query"]
+    try:
+        query = np.array([queries[int(q)] for q in query], dtype=np.int64)
+        item = np.array([items[int(i)] for i in item], dtype=np.int64)
+    except KeyError:
+        raise FileRejected([f"run {run.name!r} retrieves rows the backup does not hold"]) from None
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, query=query, item=item, score=score)
+    run.results = buffer.getvalue()

@@ -1,0 +1,49 @@
+"""What a project backup holds: every table that belongs to a project, in the order
+rows can be created, with the path from each row to its project.
+
+A model that points at one of these tables must be listed here or in ``LEFT_OUT`` with
+the reason (tests/test_backups.py checks it), so a new table cannot be forgotten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.apps import apps
+from django.db.models import Model
+
+
+@dataclass(frozen=True)
+class Table:
+    label: str  # app_label.ModelName
+    to_project: str  # the lookup from a row to its project's pk
+
+    @property
+    def model(self) -> type[Model]:
+        return apps.get_model(self.label)
+
+    def rows(self, project):
+        return self.model.objects.filter(**{self.to_project: project.pk}).order_by("pk")
+
+
+TABLES = (
+    Table("annotator.Project", "pk"),
+    Table("annotator.Membership", "project"),
+    Table("annotator.Document", "project"),
+    Table("annotator.Chunking", "project"),
+    Table("annotator.Chunk", "chunking__project"),
+    Table("annotator.Query", "project"),
+    Table("annotator.Judgment", "query__project"),
+    Table("annotator.JudgmentHistory", "query__project"),
+    Table("annotator.JudgmentTiming", "history__query__project"),
+    Table("annotator.Assignment", "project"),
+    Table("gold.Adjudication", "query__project"),
+    Table("gold.AdjudicationHistory", "query__project"),
+    Table("gold.GoldSet", "project"),
+    Table("gold.GoldLabel", "gold_set__project"),
+    Table("metrics.Run", "project"),
+)
+
+LEFT_OUT = {
+    "annotator.ImportJob": "an upload in progress, not project data; its file is deleted when done",
+}

@@ -52,7 +52,10 @@ class Deployment:
         assert exports.pop("SECRET_KEY") == "..."
         exports.pop("DATABASE_URL", None)
         self.host = exports["ALLOWED_HOSTS"]
-        self.env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        # A clean environment: no database URL, and nothing the test run set for itself
+        # (the browser tests allow async-unsafe calls, which a deployment must not).
+        dropped = {"DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_SETTINGS_MODULE"}
+        self.env = {k: v for k, v in os.environ.items() if k not in dropped}
         self.env.update(exports, SECRET_KEY=secrets.token_urlsafe(50), ASSAY_DATA_DIR=str(data_dir))
         self.env["DJANGO_SUPERUSER_PASSWORD"] = PASSWORD
         self.port = free_port()

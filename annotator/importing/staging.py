@@ -14,9 +14,11 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Model
 from django.utils import timezone
+
+from formats import FileRejected
 
 from ..models import Chunk, Document, Project
 
@@ -69,6 +71,11 @@ class Staging:
                 move(self.project)
                 Project.objects.filter(pk=self.project.pk).delete()
             self._project = None
+        except IntegrityError:
+            # Another writer took one of these ids between the check and the move.
+            raise FileRejected(
+                ["the project changed while the file was read; import the file again"]
+            ) from None
         finally:
             self.discard()
 

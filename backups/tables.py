@@ -42,6 +42,10 @@ TABLES = (
     Table("gold.GoldSet", "project"),
     Table("gold.GoldLabel", "gold_set__project"),
     Table("metrics.Run", "project"),
+    Table("judges.Judge", "project"),
+    Table("judges.JudgeVersion", "judge__project"),
+    Table("judges.JudgeJob", "version__judge__project"),
+    Table("judges.JudgePair", "job__version__judge__project"),
 )
 
 LEFT_OUT = {

@@ -20,7 +20,7 @@ from .files import check_file, detect_format, read_bytes
 from .ids import as_bytes, factorize
 from .records import judgments, repeated, results
 from .rows import RowSource
-from .trec import trec_columns
+from .trec import last_tag, trec_columns
 
 RUN_FORMATS = ("trec", "jsonl", "csv", "xlsx")
 QRELS_FORMATS = ("qrels", "jsonl", "csv", "xlsx")
@@ -34,7 +34,8 @@ class Ranked:
     on line ``line[i]``, in file order.
 
     ``qids`` and ``items`` are the sorted distinct ids (UTF-8 bytes), so code order is
-    id order."""
+    id order. ``tag`` is the run tag of a TREC file's last line (trec_eval's ``runid``),
+    else the file name without its extension."""
 
     qids: np.ndarray
     items: np.ndarray
@@ -42,6 +43,7 @@ class Ranked:
     item: np.ndarray
     score: np.ndarray
     line: np.ndarray
+    tag: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,12 @@ def read_run(
         fmt = _format(path, fmt, RUN_FORMATS, "trec", "a run")
         check_file(path, max_bytes)
         collected = LineErrors() if errors is None else errors
+        tag = path.name.split(".")[0]
         if fmt == "trec":
-            (qid, _q0, item, _rank, score, _tag), line = trec_columns(
-                path, read_bytes(path), "trec", collected
-            )
+            data = read_bytes(path, max_bytes)
+            (qid, _q0, item, _rank, score, _tag), line = trec_columns(path, data, "trec", collected)
+            tag = last_tag(data) or tag
+            del data
         else:
             source = RowSource(path, fmt)
             found = list(results(_reporting(source, progress), fmt, collected))
@@ -101,7 +105,7 @@ def read_run(
         raise
     if progress is not None:
         progress(1.0)
-    return Ranked(qids, items, query[keep], item_code[keep], score[keep], line[keep])
+    return Ranked(qids, items, query[keep], item_code[keep], score[keep], line[keep], tag)
 
 
 def read_qrels(
@@ -120,7 +124,7 @@ def read_qrels(
         collected = LineErrors() if errors is None else errors
         if fmt == "qrels":
             (qid, _iteration, item, grade), line = trec_columns(
-                path, read_bytes(path), "qrels", collected
+                path, read_bytes(path, max_bytes), "qrels", collected
             )
         else:
             found = list(judgments(RowSource(path, fmt), collected))

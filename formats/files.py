@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import gzip
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +24,15 @@ SUFFIXES = {
     ".trec": "trec",
 }
 BOM = b"\xef\xbb\xbf"
+GZIP = ".gz"  # any text format may come gzip-compressed: ``run.trec.gz``, ``qrels.txt.gz``
+
+
+def is_gzip(path: Path | str) -> bool:
+    return Path(path).suffix.lower() == GZIP
+
+
+def _open_binary(path: Path):
+    return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")
 
 
 def detect_format(path: Path | str, explicit: str | None = None, *, default: str) -> str:
@@ -31,7 +42,10 @@ def detect_format(path: Path | str, explicit: str | None = None, *, default: str
         if explicit not in FORMATS:
             raise FileRejected([f"unknown format {explicit!r}; use one of {', '.join(FORMATS)}"])
         return explicit
-    return SUFFIXES.get(Path(path).suffix.lower(), default)
+    path = Path(path)
+    if is_gzip(path):
+        path = path.with_suffix("")
+    return SUFFIXES.get(path.suffix.lower(), default)
 
 
 def check_file(path: Path, max_bytes: int | None = None) -> int:
@@ -56,7 +70,7 @@ def first_bad_byte(path: Path, block: int = 1 << 20) -> int:
     """Offset in the file of the first byte that is not UTF-8 (-1 if there is none)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # of the first byte the decoder has not consumed (it may hold a few back)
-    with path.open("rb") as handle:
+    with _open_binary(path) as handle:
         while True:
             data = handle.read(block)
             held = len(decoder.getstate()[0])
@@ -73,20 +87,39 @@ def first_bad_byte(path: Path, block: int = 1 << 20) -> int:
 def open_text(path: Path) -> Iterator[TextIO]:
     """The file as UTF-8 text (a byte-order mark is skipped); any other encoding is refused
     with the offset of its first bad byte."""
+    opener = gzip.open if is_gzip(path) else open
     try:
-        with path.open(encoding="utf-8-sig", errors="strict", newline="") as handle:
+        with opener(path, "rt", encoding="utf-8-sig", errors="strict", newline="") as handle:
             yield handle
     except UnicodeDecodeError:
         raise not_utf8(first_bad_byte(path)) from None
+    except (OSError, EOFError, zlib.error):
+        if not is_gzip(path):
+            raise
+        raise FileRejected(["the file is not a readable gzip file"]) from None
 
 
-def read_bytes(path: Path) -> bytes:
-    """The whole file as bytes without a byte-order mark, checked to be UTF-8."""
-    data = path.read_bytes()
+def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
+    """The whole file as bytes without a byte-order mark, checked to be UTF-8; a ``.gz``
+    file is decompressed (and refused if it inflates beyond ``max_bytes``)."""
+    data = _decompressed(path, max_bytes) if is_gzip(path) else path.read_bytes()
     skipped = len(BOM) if data.startswith(BOM) else 0
     data = data[skipped:]
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise not_utf8(skipped + error.start) from None
+    return data
+
+
+def _decompressed(path: Path, max_bytes: int | None) -> bytes:
+    try:
+        with gzip.open(path, "rb") as handle:
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error):
+        raise FileRejected(["the file is not a readable gzip file"]) from None
+    if max_bytes is not None and len(data) > max_bytes:
+        raise FileRejected([f"the file inflates to over {max_bytes:,} bytes"])
+    if not data:
+        raise FileRejected(["the file is empty"])
     return data

@@ -166,14 +166,15 @@ def jsonl_rows(lines: Iterable[str]) -> Iterator[tuple[int, Row]]:
 
 
 def trec_rows(lines: Iterable[str], fmt: str) -> Iterator[tuple[int, Row]]:
-    """Whitespace-separated TREC run or qrels lines as rows of their kept columns."""
+    """Whitespace-separated TREC run or qrels lines as rows of their kept columns; ``#``
+    comment lines are skipped and a run line may carry more fields after its tag."""
     columns, kept = TREC_COLUMNS[fmt], TREC_KEPT[fmt]
     positions = [columns.index(name) for name in kept]
     for number, raw in enumerate(lines, start=1):
         parts = raw.split()
-        if not parts:
+        if not parts or parts[0].startswith("#"):
             continue
-        if len(parts) != len(columns):
+        if len(parts) < len(columns) or (fmt != "trec" and len(parts) > len(columns)):
             yield number, BadLine(wrong_columns(fmt, len(parts)))
             continue
         yield number, {name: parts[p] for name, p in zip(kept, positions, strict=True)}

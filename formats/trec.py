@@ -1,11 +1,14 @@
 """TREC run and qrels columns as numpy arrays: numpy's C reader, else a checked split.
 
-Regular files take ``np.loadtxt`` with fixed-width byte columns. Anything irregular —
-a bad line, a blank line (line numbers would shift), a byte-order mark — takes the
-checked path: the file is split into tokens once (vectorised), lines with the wrong
-number of columns are named and left out, and the rest are sliced into columns. Both
-paths give the same arrays (tests/formats/test_trec.py). Ids stay UTF-8 bytes so that
-sorting them gives trec_eval's ``strcmp`` order.
+The files are read as trec_eval 10 reads them: fields are separated by any run of
+whitespace; a line whose first non-blank character is ``#`` is a comment; blank lines
+are skipped; a run line may carry more fields after its tag (ignored). Regular files
+take ``np.loadtxt`` with fixed-width byte columns. Anything irregular — a bad line, a
+blank or comment line (line numbers would shift), extra fields, a byte-order mark —
+takes the checked path: the file is split into tokens once (vectorised), lines with the
+wrong number of columns are named and left out, and the rest are sliced into columns.
+Both paths give the same arrays (tests/formats/test_trec.py). Ids stay UTF-8 bytes so
+that sorting them gives trec_eval's ``strcmp`` order.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ _IS_SEPARATOR[list(SEPARATORS)] = True
 # 0xA0 are continuation bytes (à is C3 A0, Cyrillic х is D1 85), so a file holding any
 # of these takes the checked path rather than have an id cut short.
 _LOADTXT_ALSO_SPLITS = b"\x1c\x1d\x1e\x1f\x85\xa0"
+
+# Where a comment line may start (after a line break and optional blanks).
+_COMMENT_STARTS = (b"\n#", b"\n #", b"\n\t#")
 
 # What each column holds: "id" (bytes, kept whole), "float", "int", or "skip" (unused).
 KINDS = {
@@ -88,7 +94,13 @@ def parsed_columns(
     are read again wider. Anything irregular returns None (the caller takes the checked
     path, which names every bad line); so does a file whose numbers do not parse.
     """
-    if not data.strip() or data.startswith(BOM) or any(b in data for b in _LOADTXT_ALSO_SPLITS):
+    if (
+        not data.strip()
+        or data.startswith(BOM)
+        or data.lstrip(b" \t").startswith(b"#")
+        or any(b in data for b in _LOADTXT_ALSO_SPLITS)
+        or any(c in data for c in _COMMENT_STARTS)
+    ):
         return None
     n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     width = 32
@@ -122,21 +134,48 @@ def _may_be_cut(column: np.ndarray, width: int) -> bool:
     return bool(last_bytes.any())
 
 
+def without_comments(data: bytes) -> bytes:
+    """``data`` with every comment line blanked (its bytes but the line break become
+    spaces), so that line numbers stay those of the file."""
+    if not (data.lstrip(b" \t").startswith(b"#") or any(c in data for c in _COMMENT_STARTS)):
+        return data
+    raw = np.frombuffer(data, dtype=np.uint8)
+    line_start = np.r_[0, np.flatnonzero(raw == 10) + 1]
+    line_start = line_start[line_start < raw.size]
+    token_start = np.flatnonzero(~_IS_SEPARATOR[raw])
+    first = np.searchsorted(token_start, line_start)
+    usable = first < token_start.size
+    first_char = token_start[first[usable]]
+    line_end = np.r_[line_start[1:], raw.size][usable]
+    comment = (raw[first_char] == ord("#")) & (first_char < line_end)
+    starts, ends = first_char[comment], line_end[comment]
+    marks = np.zeros(raw.size + 1, dtype=np.int64)
+    np.add.at(marks, starts, 1)
+    np.add.at(marks, ends, -1)
+    blank = np.cumsum(marks[:-1]) > 0
+    blank &= raw != 10
+    cleaned = raw.copy()
+    cleaned[blank] = ord(" ")
+    return cleaned.tobytes()
+
+
 def checked_columns(
     data: bytes, fmt: str, errors: LineErrors
 ) -> tuple[list[np.ndarray | None], np.ndarray]:
-    """Split a whitespace-separated file into its columns (vectorised); lines with the
-    wrong number of columns are reported and left out. Every column stays bytes."""
+    """Split a whitespace-separated file into its columns (vectorised); comment lines are
+    skipped, lines with the wrong number of columns are reported and left out (a run
+    line may have more fields after its tag). Every column stays bytes."""
     width = len(TREC_COLUMNS[fmt])
+    data = without_comments(data)
     counts = tokens_per_line(data)
-    bad = np.flatnonzero((counts != width) & (counts != 0))
+    good = (counts >= width) if fmt == "trec" else (counts == width)
+    bad = np.flatnonzero(~good & (counts != 0))
     errors.add_each(bad + 1, lambda i: wrong_columns(fmt, int(counts[bad[i]])))
     tokens = np.array(data.split(), dtype=np.bytes_)
-    if bad.size:
-        tokens = tokens[np.repeat(counts == width, counts)]
-    line = np.flatnonzero(counts == width) + 1
+    first = (np.cumsum(counts) - counts)[good]
+    line = np.flatnonzero(good) + 1
     kinds = KINDS[fmt]
-    return [None if kinds[c] == "skip" else tokens[c::width] for c in range(width)], line
+    return [None if kinds[c] == "skip" else tokens[first + c] for c in range(width)], line
 
 
 def numbers(
@@ -164,3 +203,16 @@ def numbers(
 
     errors.add_each(line[bad], message)
     return values, ok
+
+
+def last_tag(data: bytes) -> str:
+    """The run tag (sixth field) of the last result line, which trec_eval reports as the
+    run's ``runid``; "" when that line has no tag."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        fields = data[start:end].split()
+        if fields and not fields[0].startswith(b"#"):
+            return fields[5].decode(errors="replace") if len(fields) >= 6 else ""
+        end = start
+    return ""

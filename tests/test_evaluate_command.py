@@ -50,10 +50,14 @@ def test_per_query_text_and_counts(tmp_path):
         ["RR", "2", "0.0000"],
         ["NumRet", "2", "0"],
         ["RR", "all", "0.2500"],
-        ["NumRet", "all", "1"],
+        ["NumRet", "all", "2"],  # counts are summed on the all line, as in trec_eval
     ]
-    only = json.loads(run_command(qrels, run, "-m", "RR", "--json", "--run-queries-only"))
-    assert only == {"mean": {"RR": 0.5}, "per_query": {"1": {"RR": 0.5}}}
+    both = json.loads(run_command(qrels, run, "-m", "NumRet", "--json"))
+    assert both == {"mean": {"NumRet": 1.0}, "sum": {"NumRet": 2.0}}
+    only = json.loads(
+        run_command(qrels, run, "-m", "RR", "--json", "--run-queries-only", "--per-query")
+    )
+    assert only == {"mean": {"RR": 0.5}, "sum": {}, "per_query": {"1": {"RR": 0.5}}}
     gold = tmp_path / "g.jsonl"
     gold.write_text('{"qid": "1", "gold_evidence": ["a"], "rel_map": {"b": 0}}\n')
     assert json.loads(run_command(gold, run, "-m", "RR", "--json"))["mean"]["RR"] == 0.5
@@ -97,3 +101,55 @@ def test_bad_files_name_their_lines(tmp_path):
         read_run(bad_json)
     assert raised.value.errors[0].startswith("line 2: malformed JSON")
     assert raised.value.errors[1].startswith("line 3: expected an object with")
+
+
+def test_trec_eval_names_are_aliases_beside_ir_measures_names():
+    text = run_command(
+        QRELS,
+        BM25,
+        "-m",
+        "ndcg_cut_10",
+        "-m",
+        "nDCG@10",
+        "-m",
+        "recip_rank",
+        "-m",
+        "RR",
+        "-m",
+        "P.5,10",
+        "-m",
+        "num_rel_ret",
+        "-m",
+        "NumRelRet",
+    )
+    rows = [line.split() for line in text.splitlines()]
+    assert [r[0] for r in rows] == [
+        "ndcg_cut_10",
+        "nDCG@10",
+        "recip_rank",
+        "RR",
+        "P_5",
+        "P_10",
+        "num_rel_ret",
+        "NumRelRet",
+    ]
+    assert rows[0][2] == rows[1][2] == "0.3673" and rows[2][2] == rows[3][2] == "0.5268"
+    assert rows[6][2] == rows[7][2] and rows[6][2].isdigit()
+    with pytest.raises(CommandError, match="or a trec_eval name: runid, num_q"):
+        run_command(QRELS, BM25, "-m", "ndcg_cutoff_10")
+
+
+def test_empty_inputs_are_errors_and_gz_is_read(tmp_path):
+    import gzip
+
+    empty = tmp_path / "empty.run"
+    empty.write_text("# only a comment\n\n")
+    with pytest.raises(CommandError, match="the file holds no results"):
+        run_command(QRELS, empty)
+    packed = tmp_path / "bm25.run.gz"
+    packed.write_bytes(gzip.compress(BM25.read_bytes()))
+    assert run_command(QRELS, packed, "-m", "RR") == run_command(QRELS, BM25, "-m", "RR")
+    elsewhere = tmp_path / "elsewhere.run"
+    elsewhere.write_text("no-such-query Q0 d 1 1.0 x\n")
+    with pytest.raises(CommandError, match="no query of the run is in the qrels"):
+        run_command(QRELS, elsewhere)

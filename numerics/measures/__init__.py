@@ -9,10 +9,12 @@ The package, in the shape of ir_measures:
 
 - ``names``       the parsed ``Measure``, ``parse_measure`` and the one family registry;
 - ``ranking``     trec_eval's order, the judged-rows join, ``RunIndex`` / ``index_run``;
-- ``binary``      Success, P, R, F1, Judged and the counts;
-- ``ranked``      RR, AP, Rprec, Bpref;
+- ``binary``      Success, P, R, F1, Judged, the set measures (SetP, SetR, SetF, SetAP)
+                  and the counts;
+- ``ranked``      RR, AP, Rprec, Bpref, infAP, IPrec (interpolated precision);
 - ``ndcg``        nDCG;
-- ``evaluation``  ``evaluate_arrays``, ``evaluate_index``, ``evaluate``.
+- ``evaluation``  ``evaluate_arrays``, ``evaluate_index``, ``evaluate``;
+- ``trec_eval``   trec_eval's names, parameters, averaging and output layout.
 
 Conventions (trec_eval 9/10, ``trec_eval -c``), the same for every measure:
 

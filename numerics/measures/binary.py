@@ -74,3 +74,51 @@ def num_ret(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
 def num_rel_ret(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
     """NumRelRet = relevant results retrieved (``m_num_rel_ret.c``)."""
     return r.count(r.relevant(rel))
+
+
+@family("NumQ", cutoff="none", rel=False)
+def num_q(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """NumQ = 1 for every evaluated query; summed, the number of queries (``m_num_q.c``)."""
+    return np.ones(r.n_queries)
+
+
+@family("NumNonRelJudgedRet", cutoff="none", rel=True)
+def num_nonrel_judged_ret(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """Judged non-relevant results retrieved: 0 ≤ grade < rel (``m_num_nonrel_judged_ret.c``)."""
+    return r.count((r.grade >= 0) & (r.grade < rel))
+
+
+def _set_counts(r: JudgedRows, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(relevant retrieved, retrieved, R) per query, as floats."""
+    return r.count(r.relevant(rel)), r.n_ret.astype(float), r.num_rel(rel)
+
+
+@family("SetP", cutoff="none", rel=True)
+def set_precision(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """SetP = relevant retrieved / retrieved, the whole ranking as a set (``m_set_P.c``)."""
+    hits, retrieved, _ = _set_counts(r, rel)
+    return safe_divide(hits, retrieved)
+
+
+@family("SetR", cutoff="none", rel=True)
+def set_recall(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """SetR = relevant retrieved / R (``m_set_recall.c``)."""
+    hits, _, num_rel = _set_counts(r, rel)
+    return safe_divide(hits, num_rel)
+
+
+@family("SetAP", cutoff="none", rel=True)
+def set_ap(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """SetAP = relevant retrieved² / (retrieved · R) (``m_set_map.c``)."""
+    hits, retrieved, num_rel = _set_counts(r, rel)
+    return safe_divide(hits * hits, retrieved * num_rel)
+
+
+@family("SetF", cutoff="none", rel=True, beta=True)
+def set_f(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """SetF(beta=x) = (x + 1)·P·R / (x·P + R) over the whole ranking, 0 when nothing
+    relevant is retrieved; x weighs recall against precision, default 1 (``m_set_F.c``)."""
+    hits, retrieved, num_rel = _set_counts(r, rel)
+    p, rec = safe_divide(hits, retrieved), safe_divide(hits, num_rel)
+    x = m.beta
+    return np.where(hits > 0, safe_divide((x + 1.0) * p * rec, x * p + rec), 0.0)

@@ -17,11 +17,13 @@ if TYPE_CHECKING:
 
     from .ranking import JudgedRows
 
-Cutoff = Literal["required", "optional", "none"]
+Cutoff = Literal["required", "optional", "none", "fraction"]
 ALIASES = {"Hit": "Success", "MRR": "RR", "MAP": "AP"}
-_NAME = re.compile(r"^(?P<family>[A-Za-z0-9]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<k>\d+))?$")
+_NAME = re.compile(
+    r"^(?P<family>[A-Za-z0-9]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<k>\d+(?:\.\d+)?))?$"
+)
 _PARAM = re.compile(
-    r"^\s*(?P<key>[a-z_]+)\s*=\s*(?:'(?P<s>[^']*)'|\"(?P<d>[^\"]*)\"|(?P<n>-?\d+))\s*$"
+    r"^\s*(?P<key>[a-z_]+)\s*=\s*(?:'(?P<s>[^']*)'|\"(?P<d>[^\"]*)\"|(?P<n>-?\d+(?:\.\d+)?))\s*$"
 )
 
 
@@ -37,10 +39,11 @@ class Measure:
 
     name: str
     family: str
-    cutoff: int | None = None
+    cutoff: int | float | None = None
     rel: int | None = None
     dcg: str = "linear"
     convention: str = "trec"
+    beta: float = 1.0
 
 
 Compute = Callable[["JudgedRows", Measure, int], "np.ndarray"]
@@ -50,10 +53,12 @@ Compute = Callable[["JudgedRows", Measure, int], "np.ndarray"]
 class Family:
     """A measure family as its compute function declares it.
 
-    ``cutoff``: ``@k`` is required, optional or refused; ``takes_rel``: ``rel=`` sets the
+    ``cutoff``: ``@k`` is required, optional or refused, or ``fraction``: a required
+    recall level in [0, 1] such as ``IPrec@0.5``; ``takes_rel``: ``rel=`` sets the
     relevance threshold (otherwise the family uses graded gains or none); ``conventions``:
     ``'trec'`` first, then other libraries' definitions by name; ``gains``: the ``dcg=``
-    values accepted; ``compute(rows, measure, rel)`` gives the per-query values.
+    values accepted; ``beta``: whether ``beta=`` weighs recall against precision (SetF);
+    ``compute(rows, measure, rel)`` gives the per-query values.
     """
 
     name: str
@@ -62,6 +67,7 @@ class Family:
     conventions: tuple[str, ...]
     gains: tuple[str, ...]
     compute: Compute
+    beta: bool = False
 
 
 FAMILIES: dict[str, Family] = {}
@@ -74,13 +80,14 @@ def family(
     rel: bool,
     conventions: tuple[str, ...] = ("trec",),
     gains: tuple[str, ...] = ("linear",),
+    beta: bool = False,
 ) -> Callable[[Compute], Compute]:
     """Register the decorated compute function as measure family ``name``."""
 
     def register(compute: Compute) -> Compute:
         if name in FAMILIES or name in ALIASES:
             raise ValueError(f"measure family {name!r} is declared twice")
-        FAMILIES[name] = Family(name, cutoff, rel, conventions, gains, compute)
+        FAMILIES[name] = Family(name, cutoff, rel, conventions, gains, compute, beta)
         return compute
 
     return register
@@ -95,8 +102,10 @@ def parse_measure(name: str | Measure) -> Measure:
     """Parse a measure name in ir_measures syntax: ``Family(param=value, ...)@k``.
 
     Families: Success (alias Hit), P, R, F1, RR (alias MRR), AP (alias MAP), nDCG, Rprec,
-    Bpref, Judged, NumRel, NumRet, NumRelRet. Parameters: ``rel=L`` on the binary measures,
-    ``dcg='exp-log2'`` on nDCG, ``convention='…'`` for another library's definition.
+    Bpref, Judged, NumQ, NumRel, NumRet, NumRelRet, NumNonRelJudgedRet, infAP, IPrec@r
+    (r a recall level), SetP, SetR, SetF, SetAP. Parameters: ``rel=L`` on the binary
+    measures, ``dcg='exp-log2'`` on nDCG, ``beta=x`` on SetF, ``convention='…'`` for
+    another library's definition.
     An unknown family raises ``ValueError`` listing the valid ones (``MEASURE_NAMES``); a
     missing/forbidden cutoff, unknown parameter or convention raises ``ValueError`` too.
     """
@@ -114,12 +123,12 @@ def parse_measure(name: str | Measure) -> Measure:
             f"unknown measure {match['family']!r}; valid measures: {', '.join(measure_names())}"
         )
     params = _params(name, match["params"])
-    k = int(match["k"]) if match["k"] else None
-    if declared.cutoff == "required" and k is None:
+    k = _cutoff(declared, match["k"])
+    if declared.cutoff in ("required", "fraction") and k is None:
         raise ValueError(f"{declared.name} needs a cutoff, e.g. {declared.name}@10")
     if declared.cutoff == "none" and k is not None:
         raise ValueError(f"{declared.name} takes no cutoff")
-    if k is not None and k < 1:
+    if k is not None and k < 1 and declared.cutoff != "fraction":
         raise ValueError("the cutoff must be at least 1")
     rel = None
     if "rel" in params:
@@ -138,9 +147,26 @@ def parse_measure(name: str | Measure) -> Measure:
             f"{declared.name} has no convention {convention!r}; "
             f"choose one of {', '.join(declared.conventions)}"
         )
+    beta = 1.0
+    if "beta" in params and declared.beta:
+        beta = float(params.pop("beta"))
     if params:
         raise ValueError(f"unknown parameter(s) {', '.join(params)} in {name!r}")
-    return Measure(name, declared.name, k, rel, dcg, convention)
+    return Measure(name, declared.name, k, rel, dcg, convention, beta)
+
+
+def _cutoff(declared: Family, text: str | None) -> int | float | None:
+    """``@k``: a whole number of results, or a recall level in [0, 1] for ``fraction``."""
+    if text is None:
+        return None
+    if declared.cutoff == "fraction":
+        level = float(text)
+        if level > 1:
+            raise ValueError(f"{declared.name} takes a recall level between 0 and 1, e.g. @0.5")
+        return level
+    if "." in text:
+        raise ValueError(f"the cutoff of {declared.name} must be a whole number")
+    return int(text)
 
 
 def _params(name: str, text: str | None) -> dict[str, str]:

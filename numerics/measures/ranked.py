@@ -62,3 +62,61 @@ def bpref(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
     penalty = safe_divide(np.minimum(above, big_r), np.minimum(big_r, big_n))
     term = np.where(above > 0, 1.0 - penalty, 1.0)
     return safe_divide(r.count(r.relevant(rel), term), num_rel)
+
+
+INFAP_EPSILON = 0.00001  # trec_eval.h
+
+
+@family("infAP", cutoff="none", rel=True)
+def inferred_ap(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """infAP (Yilmaz & Aslam, CIKM 2006; ``m_infap.c``): for a relevant item at rank j+1
+    with a relevant, n judged non-relevant and u pooled-unjudged (grade < 0) items above
+    it, the term is 1 at the top, else 1/(j+1) + j/(j+1) · (a+n+u)/j · (a+ε)/(a+n+2ε);
+    the sum over relevant retrieved items is divided by R. Unpooled items count 0."""
+    relevant = r.relevant(rel)
+    nonrel = (r.grade >= 0) & ~relevant
+    unjudged = r.grade < 0
+    a = (r.cum_relevant(rel) - relevant)[relevant].astype(float)
+    n = (cumsum_within(nonrel.astype(np.int64), r.query) - nonrel)[relevant].astype(float)
+    u = (cumsum_within(unjudged.astype(np.int64), r.query) - unjudged)[relevant]
+    j = (r.rank[relevant] - 1).astype(float)
+    safe_j = np.maximum(j, 1.0)
+    term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + n + u) / safe_j) * (
+        (a + INFAP_EPSILON) / (a + n + 2 * INFAP_EPSILON)
+    )
+    term = np.where(j == 0, 1.0, term)
+    total = np.bincount(r.query[relevant], weights=term, minlength=r.n_queries)
+    return safe_divide(total, r.num_rel(rel))
+
+
+def recall_level_rank(level: float, num_rel: np.ndarray) -> np.ndarray:
+    """The number of relevant items a recall level stands for, lround(level · R), as
+    trec_eval 10 computes it (half away from zero)."""
+    x = level * num_rel
+    return np.where(x - np.floor(x) >= 0.5, np.ceil(x), np.floor(x)).astype(np.int64)
+
+
+@family("IPrec", cutoff="fraction", rel=True)
+def interpolated_precision(r: JudgedRows, m: Measure, rel: int) -> np.ndarray:
+    """IPrec@x: interpolated precision at recall level x, the highest precision at or
+    after the c-th relevant item, c = lround(x · R); 0 when fewer than c relevant items
+    are retrieved (``m_iprec_at_recall.c``, trec_eval 10's rounding)."""
+    key = ("iprec", rel)
+    if key not in r.cache:
+        relevant = r.relevant(rel)
+        query, rank = r.query[relevant], r.rank[relevant]
+        k = r.cum_relevant(rel)[relevant]
+        values, code = np.unique(k / rank, return_inverse=True)
+        # Highest precision from each relevant item down its query: a running maximum of
+        # the values' integer codes over the reversed rows, lifted per query (the later
+        # query higher) so that it never carries over from one query to the next.
+        lift = (r.n_queries - query[::-1]).astype(np.int64) * max(values.size, 1)
+        best = values[(np.maximum.accumulate(code.ravel()[::-1] + lift) - lift)[::-1]]
+        found = np.bincount(query, minlength=r.n_queries)
+        r.cache[key] = (best, np.cumsum(found) - found, found)
+    best, first, found = r.cache[key]
+    c = recall_level_rank(float(m.cutoff), r.num_rel(rel))
+    ok = (c <= found) & (found > 0)
+    out = np.zeros(r.n_queries)
+    out[ok] = best[first[ok] + np.maximum(c[ok], 1) - 1]
+    return out

@@ -23,7 +23,9 @@ from formats import (
 )
 from formats.files import first_bad_byte
 
-ID = st.text(alphabet=st.sampled_from(list("abz09-_#文àх")), min_size=1, max_size=12)
+ID = st.text(alphabet=st.sampled_from(list("abz09-_#文àх")), min_size=1, max_size=12).filter(
+    lambda i: not i.startswith("#")  # a TREC line starting with # is a comment (trec_eval 10)
+)
 SCORE = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 3))
 RUN = st.lists(st.tuples(ID, ID, SCORE), min_size=1, max_size=30, unique_by=lambda r: r[:2])
 

@@ -9,7 +9,11 @@ from hypothesis import strategies as st
 from formats import LineErrors, factorize, read_qrels, read_run
 from formats.trec import KINDS, checked_columns, parsed_columns
 
-ID = st.text(alphabet=st.sampled_from(list("abcXYZ019-_.#文档éàх\x1c")), min_size=1, max_size=50)
+ID = st.text(
+    alphabet=st.sampled_from(list("abcXYZ019-_.#文档éàх\x1c")), min_size=1, max_size=50
+).filter(
+    lambda i: not i.startswith("#")  # a TREC line starting with # is a comment (trec_eval 10)
+)
 SCORE = st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr)
 LINE = st.tuples(ID, ID, st.integers(1, 999), SCORE)
 

@@ -33,6 +33,12 @@ PYTREC = {
     "NumRel": "num_rel",
     "NumRet": "num_ret",
     "NumRelRet": "num_rel_ret",
+    "NumNonRelJudgedRet": "num_nonrel_judged_ret",
+    "infAP": "infAP",
+    "SetP": "set_P",
+    "SetR": "set_recall",
+    "SetAP": "set_map",
+    "SetF": "set_F",
 }
 for _k in CUTOFFS:
     PYTREC |= {
@@ -177,9 +183,9 @@ def test_one_registry_declares_every_family_once():
     assert set(MEASURE_NAMES) == set(FAMILIES) | set(ALIASES)
     for name, declared in FAMILIES.items():
         assert declared.name == name and declared.conventions[0] == "trec"
-        k = "@5" if declared.cutoff != "none" else ""
+        k = {"none": "", "fraction": "@0.5"}.get(declared.cutoff, "@5")
         assert parse_measure(f"{name}{k}").family == name
-        if declared.cutoff == "required":
+        if declared.cutoff in ("required", "fraction"):
             with pytest.raises(ValueError, match="needs a cutoff"):
                 parse_measure(name)
         if declared.cutoff == "none":

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-from django.core.management.base import BaseCommand, CommandError
-
-from formats import FileRejected, encode, read_qrels, read_run
-from numerics.measures import evaluate_arrays, parse_measure
+from metrics.file_commands import FileCommand
+from metrics.trec_files import evaluate_judged, judge_files
+from numerics.measures.trec_eval import columns_for
 
 DEFAULT_MEASURES = ["P@10", "R@100", "nDCG@10", "AP", "RR", "Success@10"]
 
@@ -21,39 +19,20 @@ def evaluate_files(
     run_queries_only: bool = False,
     rel: int = 1,
 ) -> dict:
-    """``{"mean": {measure: value}, "per_query": {qid: {measure: value}}}`` for two files.
-
-    Means are over every query of the qrels, a query missing from the run counting 0
-    (trec_eval -c), unless ``run_queries_only`` (trec_eval's default: queries in both).
-    """
-    for name in measures:
-        parse_measure(name)  # unknown names fail before any file is read
-    encoded = encode(read_qrels(qrels_path), read_run(run_path))
-    values = evaluate_arrays(
-        run_query=encoded.run_query,
-        run_item=encoded.run_item,
-        run_score=encoded.run_score,
-        qrel_query=encoded.qrel_query,
-        qrel_item=encoded.qrel_item,
-        qrel_grade=encoded.qrel_grade,
-        n_queries=len(encoded.qids),
-        measures=measures,
-        rel_default=rel,
+    """``{"mean": {measure: value}, "sum": {count: value}, "per_query": {qid: {…}}}`` for
+    two files (see ``metrics.trec_files.evaluate_judged``)."""
+    columns = [c for name in measures for c in columns_for(name)]  # names fail first
+    return evaluate_judged(
+        judge_files(qrels_path, run_path), columns, rel=rel, run_queries_only=run_queries_only
     )
-    keep = encoded.in_run if run_queries_only else np.ones(len(encoded.qids), dtype=bool)
-    mean = {m: float(values[m][keep].mean()) if keep.any() else 0.0 for m in measures}
-    per_query = {
-        qid: {m: float(values[m][index]) for m in measures}
-        for index, qid in enumerate(encoded.qids)
-        if keep[index]
-    }
-    return {"mean": mean, "per_query": per_query}
 
 
-class Command(BaseCommand):
+class Command(FileCommand):
     help = (
-        "Evaluate a run file against a qrels file (TREC or JSONL) with trec_eval's "
-        "conventions; prints 'measure qid value' lines, 'all' for the mean."
+        "Evaluate a run file against a qrels file (TREC, JSONL, CSV or XLSX, .gz too) with "
+        "trec_eval's conventions; prints 'measure qid value' lines, 'all' for the mean (the "
+        "sum for counts). Measures by ir_measures name (nDCG@10) or trec_eval name "
+        "(ndcg_cut.10, map, P_5)."
     )
 
     def add_arguments(self, parser):
@@ -65,7 +44,7 @@ class Command(BaseCommand):
             action="append",
             dest="measures",
             metavar="MEASURE",
-            help=f"e.g. nDCG@10, P(rel=2)@5 (default: {' '.join(DEFAULT_MEASURES)})",
+            help=f"e.g. nDCG@10, P(rel=2)@5, map, P.5,10 (default: {' '.join(DEFAULT_MEASURES)})",
         )
         parser.add_argument("--per-query", action="store_true", help="print every query too")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -79,40 +58,34 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        measures = options["measures"] or DEFAULT_MEASURES
-        try:
-            result = evaluate_files(
-                options["qrels"],
-                options["run"],
-                measures,
-                run_queries_only=options["run_queries_only"],
-                rel=options["rel"],
-            )
-        except FileRejected as error:
-            raise CommandError(f"{error.source}:\n{error}") from None
-        except ValueError as error:
-            raise CommandError(str(error)) from None
+        columns = [c for name in options["measures"] or DEFAULT_MEASURES for c in columns_for(name)]
+        columns = [c for c in columns if c.summary != "runid"]
+        result = evaluate_judged(
+            judge_files(options["qrels"], options["run"]),
+            columns,
+            rel=options["rel"],
+            run_queries_only=options["run_queries_only"],
+        )
         if options["json"]:
             if not options["per_query"]:
-                result = {"mean": result["mean"], "per_query": result["per_query"]}
+                result.pop("per_query")
             self.stdout.write(json.dumps(result, ensure_ascii=False, indent=1))
             return
-        width = max(len(m) for m in measures) + 2
+        width = max(len(c.name) for c in columns) + 2
+        lines = []
         if options["per_query"]:
             for qid, values in result["per_query"].items():
-                for measure in measures:
-                    value = _value(measure, values[measure])
-                    self.stdout.write(f"{measure:<{width}}\t{qid}\t{value}")
-        for measure in measures:
-            value = _value(measure, result["mean"][measure])
-            self.stdout.write(f"{measure:<{width}}\tall\t{value}")
+                lines += [
+                    f"{c.name:<{width}}\t{qid}\t{_shown(c, values[c.name])}"
+                    for c in columns
+                    if c.per_query
+                ]
+        for c in columns:
+            value = result["sum"][c.name] if c.name in result["sum"] else result["mean"][c.name]
+            lines.append(f"{c.name:<{width}}\tall\t{_shown(c, value)}")
+        self.write_lines(lines)
 
 
-COUNTS = ("NumRel", "NumRet", "NumRelRet")
-
-
-def _value(measure: str, value: float) -> str:
+def _shown(column, value: float) -> str:
     """trec_eval's formatting: counts as integers, everything else with 4 decimals."""
-    if parse_measure(measure).family in COUNTS:
-        return str(round(value))
-    return f"{value:.4f}"
+    return str(int(value)) if column.integer else f"{value:.4f}"

@@ -1,0 +1,111 @@
+"""Run files against qrels files, without the database: what `trec_eval`, `evaluate` and
+`compare` print. No Django import, so those commands start without the web stack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from formats import FileRejected, encode, read_qrels, read_run
+from numerics.measures.ranking import JudgedRows, judged_rows
+from numerics.measures.trec_eval import Column, report_lines, summarise, values
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """A run file joined with a qrels file: the qrels' queries (``qids``, byte order),
+    which of them the run answers, the judged rows and the run's tag."""
+
+    qids: list[str]
+    in_run: np.ndarray
+    rows: JudgedRows
+    runid: str
+
+
+def judge_files(qrels_path: str | Path, run_path: str | Path) -> JudgedRun:
+    """Read and join two files; a file that cannot be read, or a run that answers no query
+    of the qrels, raises ``FileRejected``."""
+    judged = read_qrels(qrels_path)
+    ranked = read_run(run_path)
+    encoded = encode(judged, ranked)
+    if not encoded.in_run.any():
+        raise FileRejected(
+            [
+                "no query of the run is in the qrels (trec_eval: no queries with both results"
+                " and relevance info)"
+            ],
+            source=Path(run_path).name,
+        )
+    rows = judged_rows(
+        run_query=encoded.run_query,
+        run_item=encoded.run_item,
+        run_score=encoded.run_score,
+        qrel_query=encoded.qrel_query,
+        qrel_item=encoded.qrel_item,
+        qrel_grade=encoded.qrel_grade,
+        n_queries=len(encoded.qids),
+    )
+    return JudgedRun(encoded.qids, encoded.in_run, rows, ranked.tag)
+
+
+def trec_eval_lines(
+    judged: JudgedRun,
+    columns: list[Column],
+    *,
+    level: int = 1,
+    complete: bool = False,
+    queries: bool = False,
+    summary: bool = True,
+) -> list[str]:
+    """trec_eval's output for ``columns``: averaged over the queries of the run that the
+    qrels judge, or over every qrels query with ``complete`` (``-c``). With ``-c``,
+    trec_eval's ``num_rel`` summary counts every judgment above grade 0 whatever the
+    level (``m_num_rel.c``); so does this."""
+    kept = np.ones(len(judged.qids), dtype=bool) if complete else judged.in_run
+    per_query = values(judged.rows, columns, level)
+    overrides = {}
+    if complete:
+        overrides["num_rel"] = float(np.count_nonzero(judged.rows.qrel_grade > 0))
+    return list(
+        report_lines(
+            columns,
+            per_query,
+            judged.qids,
+            kept,
+            runid=judged.runid,
+            queries=queries,
+            summary=summary,
+            overrides=overrides,
+        )
+    )
+
+
+def evaluate_judged(
+    judged: JudgedRun, columns: list[Column], *, rel: int = 1, run_queries_only: bool = False
+) -> dict:
+    """``{"mean": {m: v}, "sum": {count: v}, "per_query": {qid: {m: v}}}``: means over
+    every qrels query (a query missing from the run counting 0, trec_eval -c) unless
+    ``run_queries_only``; counts are also summed, as trec_eval's ``all`` line shows them;
+    ``gm_map``'s mean is geometric."""
+    columns = [c for c in columns if c.summary != "runid"]
+    kept = judged.in_run if run_queries_only else np.ones(len(judged.qids), dtype=bool)
+    per_query = values(judged.rows, columns, rel)
+    mean, total = {}, {}
+    for column in columns:
+        if column.summary == "sum":
+            total[column.name] = summarise(column, per_query[column.name], kept)
+            n = int(kept.sum())
+            mean[column.name] = total[column.name] / n if n else 0.0
+        else:
+            mean[column.name] = summarise(column, per_query[column.name], kept)
+    shown = [c for c in columns if c.per_query]
+    return {
+        "mean": mean,
+        "sum": total,
+        "per_query": {
+            judged.qids[i]: {c.name: float(per_query[c.name][i]) for c in shown}
+            for i in np.flatnonzero(kept).tolist()
+        },
+    }

@@ -1,0 +1,130 @@
+"""trec_eval's names over the registry: the same values as the ir_measures names, for all
+inputs; counts summed on the ``all`` line; trec_eval's layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics.measures.ranking import judged_rows
+from numerics.measures.trec_eval import (
+    columns_for,
+    report_lines,
+    summarise,
+    trec_columns,
+    values,
+)
+
+# trec_eval name → the ir_measures name of the same measure.
+PAIRS = {
+    "map": "AP",
+    "recip_rank": "RR",
+    "Rprec": "Rprec",
+    "bpref": "Bpref",
+    "infAP": "infAP",
+    "ndcg": "nDCG",
+    "set_P": "SetP",
+    "set_recall": "SetR",
+    "set_map": "SetAP",
+    "set_F": "SetF",
+    "set_F.0.5": "SetF(beta=0.5)",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
+    "P_5": "P@5",
+    "recall_10": "R@10",
+    "ndcg_cut_3": "nDCG@3",
+    "map_cut_2": "AP@2",
+    "success_1": "Success@1",
+    "iprec_at_recall_0.30": "IPrec@0.3",
+    "iprec_at_recall_1.00": "IPrec@1",
+}
+
+
+@st.composite
+def collections(draw):
+    """Judged rows of a random collection: up to 6 queries × 12 items, grades −1..4,
+    scores with ties, some queries unretrieved."""
+    n_queries = draw(st.integers(1, 6))
+    run, qrels = [], []
+    for q in range(n_queries):
+        items = draw(st.lists(st.integers(0, 11), unique=True, max_size=10))
+        scores = draw(st.lists(st.integers(0, 4), min_size=len(items), max_size=len(items)))
+        run += [(q, i, float(s)) for i, s in zip(items, scores, strict=True)]
+        judged = draw(st.lists(st.integers(0, 11), unique=True, max_size=8))
+        grades = draw(st.lists(st.integers(-1, 4), min_size=len(judged), max_size=len(judged)))
+        qrels += [(q, i, g) for i, g in zip(judged, grades, strict=True)]
+    columns = list(zip(*run, strict=True)) if run else [(), (), ()]
+    judgments = list(zip(*qrels, strict=True)) if qrels else [(), (), ()]
+    return judged_rows(
+        run_query=np.array(columns[0], dtype=np.int64),
+        run_item=np.array(columns[1], dtype=np.int64),
+        run_score=np.array(columns[2], dtype=float),
+        qrel_query=np.array(judgments[0], dtype=np.int64),
+        qrel_item=np.array(judgments[1], dtype=np.int64),
+        qrel_grade=np.array(judgments[2], dtype=np.int64),
+        n_queries=n_queries,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(collections(), st.integers(1, 3))
+def test_trec_eval_names_and_ir_measures_names_give_identical_values(rows, rel):
+    for trec_name, ir_name in PAIRS.items():
+        (trec,) = columns_for(trec_name)
+        (ir,) = columns_for(ir_name)
+        ours = values(rows, [trec], rel)[trec.name]
+        theirs = values(rows, [ir], rel)[ir.name]
+        assert np.array_equal(ours, theirs), (trec_name, ir_name)
+        kept = np.ones(rows.n_queries, dtype=bool)
+        assert summarise(trec, ours, kept) == summarise(ir, theirs, kept)
+
+
+@settings(max_examples=100, deadline=None)
+@given(collections(), st.integers(1, 3), st.data())
+def test_counts_are_summed_on_the_all_line(rows, rel, data):
+    columns = trec_columns(["all_trec"])
+    kept = np.array(
+        data.draw(st.lists(st.booleans(), min_size=rows.n_queries, max_size=rows.n_queries)),
+        dtype=bool,
+    )
+    qids = [f"q{i}" for i in range(rows.n_queries)]
+    lines = [
+        line.split("\t")
+        for line in report_lines(
+            columns, values(rows, columns, rel), qids, kept, runid="r", queries=True
+        )
+    ]
+    per_query = [(n.strip(), q, v) for n, q, v in lines if q != "all"]
+    summary = {n.strip(): v for n, q, v in lines if q == "all"}
+    for count in ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"):
+        assert int(summary[count]) == sum(int(v) for n, _, v in per_query if n == count)
+    assert int(summary["num_q"]) == int(kept.sum())
+    assert {q for _, q, _ in per_query} == {qids[i] for i in np.flatnonzero(kept)}
+    assert summary["runid"] == "r"
+    assert all(len(n) == max(22, len(n.rstrip())) for n, _, _ in lines)  # %-22s
+
+
+def test_layout_order_and_names():
+    names = [
+        c.name
+        for c in trec_columns(
+            ["ndcg_cut.10", "map", "iprec_at_recall.0.5", "Rprec_mult.2", "P.20,5", "set_F.0.5"]
+        )
+    ]
+    # trec_eval's order (measures.c), not the command line's; cutoffs sorted.
+    assert names == [
+        "map",
+        "iprec_at_recall_0.50",
+        "P_5",
+        "P_20",
+        "Rprec_mult_2.00",
+        "ndcg_cut_10",
+        "set_F_0.5",
+    ]
+    assert [c.name for c in trec_columns(["P.5", "P.10"])] == ["P_5"]  # the first wins
+    with pytest.raises(ValueError, match="supported: runid, num_q"):
+        trec_columns(["relstring"])

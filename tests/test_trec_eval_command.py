@@ -1,0 +1,287 @@
+"""`manage.py trec_eval`: trec_eval's names, flags, layout and inputs, checked by hand and
+against pytrec_eval on files written in the shape of trec_eval's own test files."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+from django.core.management import CommandError, call_command
+
+from numerics.measures.trec_eval import OFFICIAL, trec_columns
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# In the shape of trec_eval's test files: comment lines, graded judgments with a pooled
+# but unjudged item (-1), a query only the qrels know (q3), one only the run knows (q4),
+# tabs and runs of spaces, extra fields after the run tag, a score tie (d1, d3).
+QRELS = """# judged by hand: graded, one pooled but unjudged (-1)
+q1 0 d1 2
+q1 0 d2 0
+q1 0 d3 1
+q1 0 d4 -1
+q2 0 e1 1
+q3 0 f1 1
+"""
+RUN = """# run written by hand
+q1 Q0 d2 1 3.0 hand extra fields
+q1\tQ0\td9  2\t2.0\thand
+q1 Q0   d1 3 1.0 hand
+q1 Q0 d3 4 1.0 hand
+q2 Q0 e2 1 5 hand
+q2 Q0 e1 2 4 hand
+q4 Q0 z1 1 1 hand
+"""
+MEASURES = ["-m", "map", "-m", "P.2,5", "-m", "recip_rank", "-m", "num_ret", "-m", "num_rel"]
+MEASURES += ["-m", "num_rel_ret", "-m", "ndcg_cut.3", "-m", "bpref"]
+
+
+def trec_eval(*args) -> str:
+    out = StringIO()
+    call_command("trec_eval", *map(str, args), stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def hand(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def test_small_case_derived_by_hand_byte_for_byte(hand):
+    # q1 ranks d2 (grade 0), d9 (unjudged), then the tie at 1.0 by id descending: d3 (1)
+    # before d1 (2); R = 2. AP = (1/3 + 2/4) / 2 = 0.41667; RR = 1/3; P@5 = 2/5;
+    # nDCG@3 = (1/log2 4) / (2/log2 2 + 1/log2 3) = 0.19005; bpref: one judged
+    # non-relevant item above both relevant ones, N = 1 → 0.
+    # q2 ranks e2 (unjudged), e1 (1): AP = RR = P@2 = 0.5, nDCG@3 = 1/log2 3 = 0.63093,
+    # bpref = 1 (no judged non-relevant item). q3 (qrels only) and q4 (run only) are left
+    # out; the counts' all lines are sums.
+    expected = """\
+num_ret               \tq1\t4
+num_rel               \tq1\t2
+num_rel_ret           \tq1\t2
+map                   \tq1\t0.4167
+bpref                 \tq1\t0.0000
+recip_rank            \tq1\t0.3333
+P_2                   \tq1\t0.0000
+P_5                   \tq1\t0.4000
+ndcg_cut_3            \tq1\t0.1900
+num_ret               \tq2\t2
+num_rel               \tq2\t1
+num_rel_ret           \tq2\t1
+map                   \tq2\t0.5000
+bpref                 \tq2\t1.0000
+recip_rank            \tq2\t0.5000
+P_2                   \tq2\t0.5000
+P_5                   \tq2\t0.2000
+ndcg_cut_3            \tq2\t0.6309
+num_ret               \tall\t6
+num_rel               \tall\t3
+num_rel_ret           \tall\t3
+map                   \tall\t0.4583
+bpref                 \tall\t0.5000
+recip_rank            \tall\t0.4167
+P_2                   \tall\t0.2500
+P_5                   \tall\t0.3000
+ndcg_cut_3            \tall\t0.4105
+"""
+    assert trec_eval("-q", *MEASURES, *hand) == expected
+    per_query_only = "".join(expected.splitlines(keepends=True)[:18])
+    assert trec_eval("-q", "-n", *MEASURES, *hand) == per_query_only
+
+
+def test_complete_averages_over_every_qrels_query(hand):
+    # -c: q3 counts with 0 (AP (0.41667 + 0.5 + 0) / 3); runid is the last line's tag;
+    # num_rel's all line counts the judgments above 0, as trec_eval does under -c.
+    expected = """\
+runid                 \tall\thand
+num_q                 \tall\t3
+num_rel               \tall\t4
+map                   \tall\t0.3056
+"""
+    assert trec_eval("-c", "-m", "map", "-m", "num_rel", "-m", "num_q", "-m", "runid", *hand) == (
+        expected
+    )
+    per_query = trec_eval("-c", "-q", "-m", "num_ret", "-m", "num_rel", *hand).splitlines()
+    assert [line.split("\t")[1] for line in per_query] == ["q1"] * 2 + ["q2"] * 2 + ["q3"] * 2 + [
+        "all"
+    ] * 2
+    assert per_query[4:6] == ["num_ret               \tq3\t0", "num_rel               \tq3\t1"]
+
+
+def test_official_is_the_default_with_trec_evals_names(hand):
+    names = [line.split("\t")[0].rstrip() for line in trec_eval(*hand).splitlines()]
+    levels = [f"iprec_at_recall_{x / 10:3.2f}" for x in range(11)]
+    cutoffs = [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert names == OFFICIAL[:10] + levels + cutoffs
+    assert trec_eval("-m", "official", *hand) == trec_eval(*hand)
+    all_trec = [c.name for c in trec_columns(["all_trec"])]
+    assert "Rprec_mult_0.20" in all_trec and "set_F" in all_trec and "11pt_avg" in all_trec
+
+
+def test_relevance_level_and_interpolated_precision(tmp_path):
+    # R = 4 relevant at level 1 (d1..d4), ranked 1, 3, 6, 8 of 8. Precision at each: 1,
+    # 2/3, 1/2, 1/2. Recall level 0.3 stands for lround(1.2) = 1 relevant item (trec_eval
+    # 10; pytrec_eval's trec_eval 9 took ⌊1.2 + 0.9⌋ = 2): the best precision from the
+    # first relevant item down, 1. Level 0.5 → 2 items → max(2/3, 1/2, 1/2).
+    qrels = tmp_path / "qrels"
+    qrels.write_text(
+        "".join(f"1 0 d{i} {g}\n" for i, g in zip(range(1, 6), (1, 3, 1, 1, 0), strict=True))
+    )
+    run = tmp_path / "run"
+    order = ["d1", "x1", "d2", "x2", "d5", "d3", "x3", "d4"]
+    run.write_text("".join(f"1 Q0 {d} {i} {10 - i} t\n" for i, d in enumerate(order, 1)))
+    text = trec_eval("-m", "iprec_at_recall.0.3,0.5", "-m", "num_rel", "-m", "P.3", qrels, run)
+    assert text.splitlines() == [
+        "num_rel               \tall\t4",
+        "iprec_at_recall_0.30  \tall\t1.0000",
+        "iprec_at_recall_0.50  \tall\t0.6667",
+        "P_3                   \tall\t0.6667",
+    ]
+    level3 = trec_eval("-l3", "-m", "num_rel", "-m", "P.3", "-m", "map", qrels, run)
+    assert level3.splitlines() == [  # only d2 (grade 3) is relevant: rank 3
+        "num_rel               \tall\t1",
+        "map                   \tall\t0.3333",
+        "P_3                   \tall\t0.3333",
+    ]
+
+
+def _dicts(qrels_text: str, run_text: str):
+    qrels, run = {}, {}
+    for line in qrels_text.splitlines():
+        f = line.split()
+        if f and not f[0].startswith("#"):
+            qrels.setdefault(f[0], {})[f[2]] = int(f[3])
+    for line in run_text.splitlines():
+        f = line.split()
+        if f and not f[0].startswith("#"):
+            run.setdefault(f[0], {})[f[2]] = float(f[4])
+    return qrels, run
+
+
+def _collection(seed: int) -> tuple[str, str]:
+    """Ten queries (one only judged, one only retrieved) in trec_eval's file shape; scores
+    are float32-exact so that pytrec_eval (float32 scores) ranks as trec_eval 10 does."""
+    rng = np.random.default_rng(seed)
+    qrels, run = ["# qrels"], ["# run"]
+    for q in range(10):
+        docs = rng.permutation(60)[:40]
+        if q != 9:
+            for d in docs[:25]:
+                qrels.append(f"q{q} 0 doc{d} {rng.choice([-1, 0, 0, 1, 2, 3, 4])}")
+        if q != 8:
+            scores = rng.integers(0, 12, size=docs.size) / 4  # ties on purpose
+            for rank, (d, s) in enumerate(zip(docs, scores, strict=True), 1):
+                extra = " more fields" if rank % 7 == 0 else ""
+                run.append(f"q{q}\tQ0 doc{d}  {rank} {s} tag{extra}")
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_value_agrees_with_pytrec_eval(tmp_path, seed, level):
+    qrels_text, run_text = _collection(seed)
+    (tmp_path / "qrels").write_text(qrels_text)
+    (tmp_path / "run").write_text(run_text)
+    out = trec_eval("-q", "-m", "all_trec", f"-l{level}", tmp_path / "qrels", tmp_path / "run")
+    qrels, run = _dicts(qrels_text, run_text)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, pytrec_eval.supported_measures, relevance_level=level
+    )
+    reference = evaluator.evaluate(run)
+    compared = 0
+    sums: dict[str, float] = {}
+    for line in out.splitlines():
+        name, qid, value = line.split("\t")
+        name = name.strip()
+        if qid == "all":
+            continue
+        sums[name] = sums.get(name, 0.0) + float(value)
+        # Recall levels: pytrec_eval keeps trec_eval 9's rounding (docs/trec_eval.md).
+        if name.startswith(("iprec_at_recall", "11pt_avg")):
+            continue
+        assert float(value) == pytest.approx(reference[qid][name], abs=5e-5), (name, qid)
+        compared += 1
+    assert sorted({line.split("\t")[1] for line in out.splitlines()}) == [
+        "all",
+        "q0",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+        "q5",
+        "q6",
+        "q7",
+    ]
+    assert compared > 8 * 60
+    summary = {
+        line.split("\t")[0].strip(): line.split("\t")[2]
+        for line in out.splitlines()
+        if line.split("\t")[1] == "all"
+    }
+    for count in ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"):
+        assert int(summary[count]) == sums[count]  # counts are summed, not averaged
+    assert summary["num_q"] == "8"
+
+
+def test_unsupported_names_and_bad_parameters_are_clear_errors(hand):
+    with pytest.raises(CommandError, match="unsupported trec_eval measure 'utility'; supported: "):
+        trec_eval("-m", "utility", *hand)
+    with pytest.raises(CommandError, match="must be positive"):
+        trec_eval("-m", "P.0,5", *hand)
+    with pytest.raises(CommandError, match="duplicate cutoffs"):
+        trec_eval("-m", "P.5,5", *hand)
+    with pytest.raises(CommandError, match="takes no parameters"):
+        trec_eval("-m", "map.5", *hand)
+
+
+def test_other_formats_and_gzip_give_the_same_output(hand, tmp_path):
+    qrels, run = hand
+    expected = trec_eval("-q", *MEASURES, qrels, run)
+    packed = tmp_path / "run.trec.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    assert trec_eval("-q", *MEASURES, qrels, packed) == expected
+    table = tmp_path / "run.csv"
+    table.write_text(
+        "qid,docid,score\n"
+        + "".join(
+            f"{f[0]},{f[2]},{f[4]}\n"
+            for f in (line.split() for line in RUN.splitlines())
+            if f and not f[0].startswith("#")
+        )
+    )
+    assert trec_eval("-q", *MEASURES, qrels, table) == expected
+
+
+def test_the_command_line_runs_without_the_web_stack(hand):
+    """Through manage.py as a user runs it: --version, a closed pipe, no Django setup."""
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    version = subprocess.run([*manage, "trec_eval", "--version"], capture_output=True, text=True)
+    assert version.stdout.strip().startswith("Assay ")
+    # The reader is gone before the command writes: no traceback, as with `| head`.
+    closed = subprocess.Popen(
+        [*manage, "trec_eval", "-q", "-m", "all_trec", *map(str, hand)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    closed.stdout.close()
+    errors = closed.stderr.read()
+    closed.wait()
+    assert "Traceback" not in errors and "BrokenPipe" not in errors
+    probe = (
+        "import sys, runpy; sys.argv = ['manage.py', 'trec_eval', '-m', 'map', "
+        f"{str(hand[0])!r}, {str(hand[1])!r}]; runpy.run_path({str(ROOT / 'manage.py')!r}, "
+        "run_name='__main__'); import django.apps; "
+        "print('apps ready' if django.apps.apps.ready else 'no apps', file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert result.stdout == "map                   \tall\t0.4583\n"
+    assert result.stderr.strip() == "no apps"

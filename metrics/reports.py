@@ -8,13 +8,7 @@ from annotator.labels import Evidence
 from annotator.models import Chunk, Document, Project, Query
 from gold.units import DOCUMENTS, PAGES, Units, frozen_labels, live_labels, units_for_level
 from numerics.mapping import fragmentation
-from numerics.significance import (
-    diff_ci,
-    holm,
-    paired_randomization_test,
-    paired_t_test,
-    wins_ties_losses,
-)
+from numerics.significance import against_baseline
 from numerics.spans import SpanArrays
 
 from . import charts
@@ -211,26 +205,9 @@ def comparison(runs: list[Run], setting: EvaluationSetting, measure: tuple[str, 
     name, label = measure
     scores = [evaluate_run(r, setting.gold, [name]).values[name] for r in runs]
     base = scores[0]
-    rows = []
-    for run, values in zip(runs[1:], scores[1:], strict=True):
-        t = paired_t_test(values, base)
-        interval = diff_ci(values, base)
-        rows.append(
-            {
-                "run": run,
-                "mean": float(values.mean()),
-                "delta": float(values.mean() - base.mean()),
-                "wtl": wins_ties_losses(values, base),
-                "p_randomization": paired_randomization_test(values, base),
-                "p_t": t[1] if t else None,
-                "low": interval[0] if interval else None,
-                "high": interval[1] if interval else None,
-            }
-        )
-    adjusted = holm([r["p_randomization"] for r in rows])
-    for row, p in zip(rows, adjusted, strict=True):
-        row["p_holm"] = float(p)
-        row["significant"] = p < 0.05
+    rows = against_baseline(base, scores[1:])
+    for run, row in zip(runs[1:], rows, strict=True):
+        row["run"] = run
     return {
         "baseline": runs[0],
         "base_mean": float(base.mean()),

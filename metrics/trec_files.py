@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from formats import FileRejected, encode, read_qrels, read_run
+from formats import FileRejected, Judged, encode, read_qrels, read_run
 from numerics.measures.ranking import JudgedRows, judged_rows
 from numerics.measures.trec_eval import Column, report_lines, summarise, values
 
@@ -27,7 +27,11 @@ class JudgedRun:
 def judge_files(qrels_path: str | Path, run_path: str | Path) -> JudgedRun:
     """Read and join two files; a file that cannot be read, or a run that answers no query
     of the qrels, raises ``FileRejected``."""
-    judged = read_qrels(qrels_path)
+    return judge_run(read_qrels(qrels_path), run_path)
+
+
+def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
+    """A run file joined with qrels already read (``compare`` reads them once)."""
     ranked = read_run(run_path)
     encoded = encode(judged, ranked)
     if not encoded.in_run.any():

@@ -240,3 +240,40 @@ def wins_ties_losses(a, b, eps: float = 1e-12) -> tuple[int, int, int]:
     """Queries where a beats b, ties (|a − b| ≤ eps) and loses."""
     d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
     return int((d > eps).sum()), int((np.abs(d) <= eps).sum()), int((d < -eps).sum())
+
+
+def against_baseline(base, others, *, alpha: float = 0.05, seed: int = 0) -> list[dict]:
+    """Each run's per-query values against the baseline's (same queries, same order):
+    mean, delta, wins/ties/losses, the 95 % bootstrap interval of the difference, the
+    paired randomization and t-tests, and both p-values after Holm's correction over the
+    comparisons (``p_holm`` for randomization, ``p_t_holm`` for t); ``significant`` when
+    the randomization test's corrected p is below ``alpha``. The web comparison and
+    ``manage.py compare`` both report this."""
+    base = np.asarray(base, dtype=np.float64)
+    rows = []
+    for values in others:
+        values = np.asarray(values, dtype=np.float64)
+        t = paired_t_test(values, base)
+        interval = diff_ci(values, base, seed=seed)
+        rows.append(
+            {
+                "mean": float(values.mean()) if values.size else 0.0,
+                "delta": float(values.mean() - base.mean()) if values.size else 0.0,
+                "wtl": wins_ties_losses(values, base),
+                "p_randomization": paired_randomization_test(values, base, seed=seed),
+                "p_t": t[1] if t else None,
+                "low": interval[0] if interval else None,
+                "high": interval[1] if interval else None,
+            }
+        )
+    for key, corrected in (("p_randomization", "p_holm"), ("p_t", "p_t_holm")):
+        known = [i for i, row in enumerate(rows) if row[key] is not None]
+        adjusted = holm([rows[i][key] for i in known])
+        for row in rows:
+            row[corrected] = None
+        for i, p in zip(known, adjusted, strict=True):
+            rows[i][corrected] = float(p)
+    for row in rows:
+        row["significant"] = row["p_holm"] is not None and row["p_holm"] < alpha
+        row["significant_t"] = row["p_t_holm"] is not None and row["p_t_holm"] < alpha
+    return rows

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from formats import FileRejected, Judged, encode, read_qrels, read_run
-from numerics.measures.ranking import JudgedRows, judged_rows
+from formats.columnar import read_regular_run
+from numerics.measures.ranking import JudgedRows, judged_rows, judged_rows_of_run
 from numerics.measures.trec_eval import Column, report_lines, summarise, values
 
 
@@ -31,7 +32,12 @@ def judge_files(qrels_path: str | Path, run_path: str | Path) -> JudgedRun:
 
 
 def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
-    """A run file joined with qrels already read (``compare`` reads them once)."""
+    """A run file joined with qrels already read (``compare`` reads them once). A regular
+    TREC file takes the columnar reader (no global ordering of ids), any other the
+    checked reader, which names every bad line; both give the same rows."""
+    fast = _judge_regular(judged, run_path)
+    if fast is not None:
+        return fast
     ranked = read_run(run_path)
     encoded = encode(judged, ranked)
     if not encoded.in_run.any():
@@ -113,3 +119,50 @@ def evaluate_judged(
             for i in np.flatnonzero(kept).tolist()
         },
     }
+
+
+def _no_common_query(run_path: str | Path) -> FileRejected:
+    return FileRejected(
+        [
+            "no query of the run is in the qrels (trec_eval: no queries with both results"
+            " and relevance info)"
+        ],
+        source=Path(run_path).name,
+    )
+
+
+def _judge_regular(judged: Judged, run_path: str | Path) -> JudgedRun | None:
+    """The columnar path: None when the file is not regular or repeats a result (the
+    checked reader then reports it by line)."""
+    frame = read_regular_run(run_path)
+    if frame is None or frame.repeated():
+        return None
+    n_queries = judged.qids.size
+    at = np.minimum(np.searchsorted(judged.qids, frame.qids), max(n_queries - 1, 0))
+    known = judged.qids[at] == frame.qids if n_queries else np.zeros(frame.qids.size, bool)
+    # Queries the qrels lack keep distinct negative codes (their rows are never judged).
+    code = np.where(known, at, -1 - np.arange(frame.qids.size)).astype(np.int32)
+    query = code[frame.query]
+    in_run = np.zeros(n_queries, dtype=bool)
+    in_run[code[code >= 0]] = True
+    if not in_run.any():
+        raise _no_common_query(run_path)
+    rows, codes = frame.judged(judged.items)
+    n_items = max(judged.items.size, 1)
+    qrel_key = judged.query * n_items + judged.item
+    by_key = np.argsort(qrel_key, kind="stable")
+    sorted_key = qrel_key[by_key]
+    run_key = query[rows].astype(np.int64) * n_items + codes
+    where = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.size - 1)
+    found = (query[rows] >= 0) & (sorted_key[where] == run_key)
+    judged_rows_ = judged_rows_of_run(
+        query=query,
+        score=frame.score,
+        judged_row=rows[found],
+        judged_qrel=by_key[where[found]],
+        qrel_query=judged.query,
+        qrel_grade=judged.grade,
+        n_queries=n_queries,
+        tie_codes=frame.tie_codes,
+    )
+    return JudgedRun([q.decode() for q in judged.qids], in_run, judged_rows_, frame.tag)

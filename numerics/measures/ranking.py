@@ -301,3 +301,83 @@ def indexed_judged_rows(
         qrel_query=qrel_position,
         qrel_grade=qrel_grade,
     )
+
+
+def judged_rows_of_run(
+    *,
+    query,
+    score,
+    judged_row,
+    judged_qrel,
+    qrel_query,
+    qrel_grade,
+    n_queries: int,
+    tie_codes,
+) -> JudgedRows:
+    """``judged_rows`` for a run whose ids are not coded: ``query`` gives each run row's
+    query (0..n_queries-1, or -1 for a query the gold set lacks), ``judged_row`` the run
+    rows found in the gold set and ``judged_qrel`` the gold row each matches, and
+    ``tie_codes(rows)`` codes in id byte order for some rows — asked only for rows whose
+    score ties another in the same query, the only place trec_eval compares ids.
+
+    A run grouped by query with scores descending (as retrievers write them) is used as
+    it is, with work and memory proportional to the judged rows; any other is sorted by
+    query and score first."""
+    query = np.asarray(query)
+    score = np.asarray(score, dtype=np.float64)
+    judged_row = np.asarray(judged_row, dtype=np.int64)
+    n = query.size
+    qrel_query, qrel_grade = _int64(qrel_query), _int64(qrel_grade)
+    change = query[1:] != query[:-1]
+    heads = np.r_[0, np.flatnonzero(change) + 1] if n else np.zeros(0, dtype=np.int64)
+    order = None
+    if np.unique(query[heads]).size != heads.size or not np.all(change | (score[1:] <= score[:-1])):
+        # Query, then score descending; ties keep file order until ids break them.
+        order = np.lexsort((-score, query))
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n)
+        query, score = query[order], score[order]
+        judged_row = position[judged_row]
+        change = query[1:] != query[:-1]
+        heads = np.r_[0, np.flatnonzero(change) + 1] if n else heads
+    # Rows are now grouped by query, best first; ties are runs of equal (query, score).
+    query_start = heads[np.searchsorted(heads, judged_row, side="right") - 1]
+    rank = judged_row - query_start + 1
+    tie = np.flatnonzero(~change & (score[1:] == score[:-1]))  # row i ties row i + 1
+    if tie.size:
+        tie_start = tie[np.r_[True, tie[1:] != tie[:-1] + 1]]  # first row of each tie run
+        run = np.searchsorted(tie_start, judged_row, side="right") - 1
+        last = np.r_[tie[np.r_[tie[1:] != tie[:-1] + 1, True]]] + 1  # last row of each run
+        inside = (run >= 0) & (judged_row <= last[np.maximum(run, 0)])
+        if inside.any():
+            runs = np.unique(run[inside])
+            sizes = last[runs] - tie_start[runs] + 1
+            members = np.repeat(tie_start[runs], sizes) + (
+                np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            )
+            member_run = np.repeat(runs, sizes)
+            original = members if order is None else order[members]
+            codes = np.asarray(tie_codes(original), dtype=np.int64)
+            by_id = np.lexsort((-codes, member_run))
+            # Within its run, a row's place is the number of members with a larger id.
+            place = np.empty(members.size, dtype=np.int64)
+            place[by_id] = np.arange(members.size) - np.searchsorted(
+                member_run[by_id], member_run[by_id]
+            )
+            at = np.searchsorted(members, judged_row[inside])
+            rank[inside] = tie_start[run[inside]] + place[at] - query_start[inside] + 1
+    judged_qrel = np.asarray(judged_qrel, dtype=np.int64)
+    judged_query = qrel_query[judged_qrel]
+    by_rank = np.lexsort((rank, judged_query))
+    known = query[heads] >= 0
+    n_ret = np.zeros(n_queries, dtype=np.int64)
+    np.add.at(n_ret, query[heads][known].astype(np.int64), np.diff(np.r_[heads, n])[known])
+    return JudgedRows(
+        n_queries=n_queries,
+        query=judged_query[by_rank],
+        rank=rank[by_rank],
+        grade=qrel_grade[judged_qrel][by_rank],
+        n_ret=n_ret,
+        qrel_query=qrel_query,
+        qrel_grade=qrel_grade,
+    )

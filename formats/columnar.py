@@ -9,9 +9,9 @@ repeated results by hashing, and ``tie_codes`` orders the few tied ids on reques
 
 Only regular files take this path — one space (or one tab) between fields, six or more
 fields on every line, no comment or blank line, no byte-order mark, UTF-8, finite
-scores — and anything else returns None, so the caller reads the file with the checked
-reader (``arrays.read_run``), which names every bad line. Both give the same measures
-(tests/formats/test_columnar.py).
+scores, not compressed — and anything else returns None, so that the caller reads the
+file with the checked reader (``arrays.read_run``), which names every bad line. Both
+give the same measures (tests/formats/test_columnar.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import numpy as np
 from .files import BOM, is_gzip
 from .trec import last_tag
 
-CHUNK = 1 << 24
 _FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
 
 
@@ -49,16 +48,15 @@ class RunFrame:
         ``items``: a hash join, the run's ids are never sorted."""
         import polars as pl
 
-        known = pl.DataFrame(
-            {"id": [i.decode() for i in items.tolist()], "code": np.arange(items.size)}
+        names = pl.Series([i.decode() for i in items.tolist()], dtype=pl.String)
+        rows = np.flatnonzero(self.ids.is_in(names.implode()).to_numpy())
+        found = pl.DataFrame({"id": self.ids.gather(rows)}).join(
+            pl.DataFrame({"id": names, "code": np.arange(items.size)}),
+            on="id",
+            how="left",
+            maintain_order="left",
         )
-        found = (
-            pl.DataFrame({"id": self.ids})
-            .with_row_index("row")
-            .join(known, on="id", how="inner")
-            .sort("row")
-        )
-        return found["row"].to_numpy().astype(np.int64), found["code"].to_numpy().astype(np.int64)
+        return rows.astype(np.int64), found["code"].to_numpy().astype(np.int64)
 
     def repeated(self) -> bool:
         """Whether a (query, id) pair occurs twice: ids are hashed, (query, hash) keys
@@ -92,28 +90,12 @@ class RunFrame:
             start = stop
 
 
-def _scan(path: Path) -> tuple[int, bytes, bytes] | None:
-    """Lines, first line and the file's tail, read in blocks; None if the file has a
-    byte-order mark, a blank line or a comment line (line numbers would shift)."""
-    lines = 0
-    first = b""
-    previous = b"\n"
-    tail = b""
+def _ends(path: Path) -> tuple[bytes, bytes]:
+    """The first line and the last 4 KiB of the file."""
     with path.open("rb") as handle:
-        while block := handle.read(CHUNK):
-            if not first:
-                if block.startswith(BOM):
-                    return None
-                first = block.split(b"\n", 1)[0]
-            joined = previous[-1:] + block
-            if b"\n\n" in joined or b"\n#" in joined or b"\n\r" in joined:
-                return None
-            lines += block.count(b"\n")
-            previous = block
-            tail = (tail + block)[-4096:]
-    if not previous.endswith(b"\n"):
-        lines += 1
-    return lines, first, tail
+        first = handle.read(1 << 16).split(b"\n", 1)[0]
+        handle.seek(max(0, path.stat().st_size - 4096))
+        return first, handle.read()
 
 
 def read_regular_run(path: Path | str) -> RunFrame | None:
@@ -121,12 +103,9 @@ def read_regular_run(path: Path | str) -> RunFrame | None:
     path = Path(path)
     if is_gzip(path) or not path.is_file() or path.stat().st_size == 0:
         return None
-    scanned = _scan(path)
-    if scanned is None:
-        return None
-    n_lines, first, tail = scanned
+    first, tail = _ends(path)
     separators = [s for s in (b" ", b"\t") if s in first]
-    if len(separators) != 1 or first.startswith(separators[0]):
+    if len(separators) != 1 or first.startswith((separators[0], BOM)):
         return None
     import polars as pl
 
@@ -156,16 +135,16 @@ def read_regular_run(path: Path | str) -> RunFrame | None:
                     ~pl.col("score").is_finite(),
                 ).alias("irregular"),
             )
-            .collect()
+            .collect(engine="streaming")
         )
     except (pl.exceptions.PolarsError, OSError, ValueError):
         return None
-    if frame.height != n_lines or frame["irregular"].any():
+    if frame["irregular"].any():
         return None
     qid = frame["qid"]
     distinct = qid.unique()
     qids = np.array([q.encode() for q in distinct.cast(pl.String).to_list()], dtype=np.bytes_)
-    if any(q.startswith(b"#") for q in qids.tolist()):
+    if any(q.startswith((b"#", BOM)) for q in qids.tolist()):  # a comment line
         return None
     lookup = np.zeros(int(distinct.to_physical().max()) + 1, dtype=np.int32)
     lookup[distinct.to_physical().to_numpy()] = np.arange(qids.size, dtype=np.int32)

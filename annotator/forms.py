@@ -184,3 +184,18 @@ class ImportForm(forms.Form):
                 keep_known=bool(data.get("keep_known")),
             )
         return options
+
+
+class SpanBoxesForm(forms.Form):
+    """A span of a document's text whose boxes on the page images are asked for."""
+
+    start = forms.IntegerField(min_value=0)
+    end = forms.IntegerField(min_value=1)
+
+    def clean(self):
+        data = super().clean()
+        if "start" in data and "end" in data and data["end"] <= data["start"]:
+            raise forms.ValidationError(_("The span must end after it starts."))
+        if "end" in data and "start" in data and data["end"] - data["start"] > 100_000:
+            raise forms.ValidationError(_("The span is too long."))
+        return data

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import import_views, labelling_urls, views
+from . import import_views, labelling_urls, original_views, views
 
 app_name = "annotator"
 
@@ -11,6 +11,21 @@ urlpatterns = [
     path("p/<slug:slug>/settings/", views.project_settings, name="project_settings"),
     path("p/<slug:slug>/documents/", views.document_list, name="document_list"),
     path("p/<slug:slug>/documents/<int:pk>/", views.document_detail, name="document_detail"),
+    path(
+        "p/<slug:slug>/documents/<int:pk>/original/",
+        original_views.document_original,
+        name="document_original",
+    ),
+    path(
+        "p/<slug:slug>/documents/<int:pk>/pages/<int:page>.png",
+        original_views.document_page_image,
+        name="document_page_image",
+    ),
+    path(
+        "p/<slug:slug>/documents/<int:pk>/boxes/",
+        original_views.document_span_boxes,
+        name="document_span_boxes",
+    ),
     path("p/<slug:slug>/queries/", views.query_list, name="query_list"),
     path("p/<slug:slug>/queries/<int:pk>/", views.query_detail, name="query_detail"),
     path("p/<slug:slug>/chunkings/", views.chunking_list, name="chunking_list"),

@@ -227,6 +227,12 @@ MEDIA_ROOT = DATA_DIR / "uploads"
 ASSAY_MAX_UPLOAD_BYTES = env_int("ASSAY_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, minimum=1)
 # Per-process cache of ranked, indexed runs for the dashboards and the labelling pool.
 ASSAY_RUN_CACHE_BYTES = env_int("ASSAY_RUN_CACHE_MB", 512) * 1024**2
+# Document files (PDF, DOCX, HTML, Markdown, text): what extracting one file may take.
+ASSAY_MAX_PAGES = env_int("ASSAY_MAX_PAGES", 5000, minimum=1)
+ASSAY_MAX_DOCUMENT_CHARS = env_int("ASSAY_MAX_DOCUMENT_CHARS", 20_000_000, minimum=1)
+ASSAY_EXTRACT_SECONDS = env_int("ASSAY_EXTRACT_SECONDS", 300, minimum=1)
+# Originals of imported document files and their cached page images.
+ASSAY_ORIGINALS_DIR = DATA_DIR / "originals"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

@@ -23,6 +23,9 @@ PAGE_ROLES = {
     "annotator:project_settings": {"owner"},
     "annotator:document_list": ALL,
     "annotator:document_detail": ALL,
+    "annotator:document_original": ALL,
+    "annotator:document_page_image": ALL,
+    "annotator:document_span_boxes": ALL,
     "annotator:query_list": ALL,
     "annotator:query_detail": ALL,
     "annotator:chunking_list": ALL,
@@ -71,12 +74,20 @@ PAGE_ROLES = {
 
 
 @pytest.fixture
-def site_objects(personas, corpus):
+def site_objects(personas, corpus, settings, tmp_path):
     import numpy as np
 
+    from annotator.importing.files import Source, import_files
     from gold.services import ConsensusPolicy, freeze_gold_set
     from judges.services import create_judge, plan_job, start_job
     from metrics.models import Run
+    from tests.document_files import write_pdf
+
+    # A document imported from a PDF, so its original and page images exist.
+    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
+    pdf = write_pdf(tmp_path / "manual.pdf", [["Page one."], ["Page two."]])
+    import_files(personas["project"], [Source(pdf, "manual.pdf")])
+    pdf_document = personas["project"].documents.get(doc_id="manual.pdf")
 
     gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
     run = Run(project=personas["project"], name="r", level="chunk", chunking=corpus["chunking"])
@@ -94,7 +105,8 @@ def site_objects(personas, corpus):
     return {
         "run": run.pk,
         "query": corpus["query"].pk,
-        "document": corpus["document"].pk,
+        "document": pdf_document.pk,
+        "page": 2,
         "chunking": corpus["chunking"].pk,
         "chunk": corpus["chunk"].pk,
         "gold": gold_set.pk,
@@ -177,6 +189,8 @@ def test_member_matrix(login, personas, site_objects, persona):
             assert status == 403, (persona, name, status)
         elif name == "annotator:import_status":
             assert status == 404, (persona, name, status)  # no such job
+        elif name == "annotator:document_span_boxes":
+            assert status == 400, (persona, name, status)  # access granted; no span given
         else:
             assert status == 200, (persona, name, status)
 

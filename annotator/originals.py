@@ -1,0 +1,97 @@
+"""Originals of imported document files and their page images, kept in the data directory.
+
+An original is stored once per project under its SHA-256 (so an unchanged re-import
+writes nothing); a PDF page image is rendered on first request and cached beside it.
+Who may read them is the views' business (``access``); this module only finds files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+
+from formats.documents import char_boxes, render_page
+
+from .models import Document
+
+PAGE_WIDTHS = (600, 900, 1200)
+DEFAULT_WIDTH = 900
+
+
+def _folder(project_id: int) -> Path:
+    return Path(settings.ASSAY_ORIGINALS_DIR) / str(project_id)
+
+
+def stored_path(project_id: int, sha256: str, file_name: str) -> Path:
+    return _folder(project_id) / f"{sha256}{Path(file_name).suffix.lower()[:10]}"
+
+
+def original_path(document: Document) -> Path | None:
+    """The stored original of a document imported from a file (None for other documents)."""
+    sha = document.metadata.get("sha256") if isinstance(document.metadata, dict) else None
+    name = document.metadata.get("file_name", "") if sha else ""
+    if not sha or not isinstance(sha, str) or not sha.isalnum():
+        return None
+    path = stored_path(document.project_id, sha, name)
+    return path if path.is_file() else None
+
+
+def store(project_id: int, sha256: str, file_name: str, source: Path) -> Path | None:
+    """Copy ``source`` into the store; returns the new path, or None if it was there."""
+    target = stored_path(project_id, sha256, file_name)
+    if target.is_file():
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".part")
+    os.close(handle)
+    shutil.copyfile(source, temporary)
+    os.replace(temporary, target)
+    return target
+
+
+def is_pdf(document: Document) -> bool:
+    return (
+        isinstance(document.metadata, dict)
+        and document.metadata.get("media_type") == "application/pdf"
+        and bool(document.page_starts)
+    )
+
+
+def page_image(document: Document, number: int, width: int = DEFAULT_WIDTH) -> Path | None:
+    """The PNG of page ``number`` of a PDF document, rendered once and cached."""
+    original = original_path(document)
+    if original is None or not is_pdf(document) or width not in PAGE_WIDTHS:
+        return None
+    if not 1 <= number <= len(document.page_starts):
+        return None
+    cached = original.with_name(f"{original.stem}.pages") / f"{number}-{width}.png"
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=cached.parent, suffix=".part")
+        with os.fdopen(handle, "wb") as sink:
+            sink.write(render_page(original, number, width))
+        os.replace(temporary, cached)
+    return cached
+
+
+def span_boxes(document: Document, start: int, end: int) -> list[dict]:
+    """Where characters [start, end) of the document's text lie on its page images:
+    ``{"page": n, "boxes": [[left, top, right, bottom], …]}`` (shares of the page) per page."""
+    original = original_path(document)
+    if original is None or not is_pdf(document):
+        return []
+    spans = document.page_spans()
+    found = []
+    for number, (page_start, page_end) in enumerate(spans, 1):
+        if page_end <= start or page_start >= end:
+            continue
+        boxes = char_boxes(
+            original, number, max(start, page_start) - page_start, min(end, page_end) - page_start
+        )
+        if boxes:
+            found.append({"page": number, "boxes": boxes})
+    return found

@@ -1,0 +1,105 @@
+"""Opening a .zip of documents safely: names checked, sizes bounded before and while reading.
+
+A member whose name is absolute or climbs out of the archive (``..``), an encrypted
+member, too many members, a declared size over the limits or an implausible compression
+ratio (a zip bomb) refuses the whole archive; reading stops at the declared size, so a
+lying header cannot unpack more than it announced.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import FileRejected
+
+SKIPPED = ("__MACOSX/", ".DS_Store", "Thumbs.db")
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    max_members: int = 5000
+    max_unpacked_bytes: int = 2 * 1024**3
+    max_member_bytes: int = 200 * 1024**2
+    max_ratio: int = 100  # unpacked ÷ packed, above 1 MiB
+
+
+def _safe_name(info: zipfile.ZipInfo) -> str | None:
+    name = info.filename
+    if "\\" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return None
+    normal = posixpath.normpath(name)
+    if normal.startswith("..") or "/../" in f"/{name}" or normal.startswith("/"):
+        return None
+    return normal
+
+
+def unpack(
+    path: Path, name: str, into: Path, limits: ArchiveLimits = ArchiveLimits()
+) -> list[tuple[str, Path]]:
+    """The archive's files written under ``into``, as (name inside the archive, path)."""
+    if not zipfile.is_zipfile(path):
+        raise FileRejected([f"{name}: not a readable .zip archive"])
+    errors: list[str] = []
+    out: list[tuple[str, Path]] = []
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = [i for i in archive.infolist() if not i.is_dir()]
+            infos = [i for i in infos if not any(s in i.filename for s in SKIPPED)]
+            if len(infos) > limits.max_members:
+                raise FileRejected(
+                    [f"{name}: {len(infos):,} files, over the limit of {limits.max_members:,}"]
+                )
+            total = sum(i.file_size for i in infos)
+            if total > limits.max_unpacked_bytes:
+                raise FileRejected(
+                    [
+                        f"{name}: unpacks to {total:,} bytes, over the limit of "
+                        f"{limits.max_unpacked_bytes:,} (a zip bomb?)"
+                    ]
+                )
+            for info in infos:
+                member = _safe_name(info)
+                if member is None:
+                    errors.append(
+                        f"{name}: {info.filename!r} is an unsafe path (absolute or outside "
+                        "the archive)"
+                    )
+                    continue
+                label = f"{name}/{member}"
+                if info.flag_bits & 0x1:
+                    errors.append(f"{label}: encrypted inside the archive")
+                elif info.file_size > limits.max_member_bytes:
+                    errors.append(
+                        f"{label}: {info.file_size:,} bytes, over the limit of "
+                        f"{limits.max_member_bytes:,}"
+                    )
+                elif info.file_size > 1024**2 and info.file_size > limits.max_ratio * max(
+                    info.compress_size, 1
+                ):
+                    errors.append(
+                        f"{label}: compressed {info.file_size // max(info.compress_size, 1):,} "
+                        "to 1, a zip bomb? refused"
+                    )
+            if errors:
+                raise FileRejected(errors)
+            for number, info in enumerate(infos):
+                member = _safe_name(info)
+                target = into / f"{number:05d}{Path(member).suffix.lower()[:10]}"
+                _copy(archive, info, target, f"{name}/{member}")
+                out.append((member, target))
+    except zipfile.BadZipFile:
+        raise FileRejected([f"{name}: a corrupt .zip archive"]) from None
+    return out
+
+
+def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, label: str) -> None:
+    written = 0
+    with archive.open(info) as source, target.open("wb") as sink:
+        while block := source.read(1 << 20):
+            written += len(block)
+            if written > info.file_size:
+                raise FileRejected([f"{label}: unpacks to more than its declared size"])
+            sink.write(block)

@@ -1,0 +1,172 @@
+"""One entry point per file: its type from the name, then the reader of that type."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FileRejected
+
+PAGE_SEPARATOR = "\n\n"
+DOCUMENT_TYPES = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+}
+MEDIA_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "html": "text/html",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+}
+# Characters a reader may hand back that are not text: C0 controls except tab and newline,
+# DEL, and the two non-characters.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one file may cost: bytes on disk, pages, characters of text, seconds."""
+
+    max_bytes: int = 200 * 1024 * 1024
+    max_pages: int = 5000
+    max_chars: int = 20_000_000
+    seconds: float = 120.0
+
+
+@dataclass
+class Extracted:
+    text: str
+    page_starts: list[int]
+    title: str
+    metadata: dict
+    warnings: list[str] = field(default_factory=list)
+
+
+class Deadline:
+    """Stops a reader that runs past the time limit for one file."""
+
+    def __init__(self, name: str, seconds: float):
+        self.name, self.seconds = name, seconds
+        self.until = time.monotonic() + seconds
+
+    def check(self, where: str = "") -> None:
+        if time.monotonic() > self.until:
+            at = f" (stopped at {where})" if where else ""
+            raise FileRejected(
+                [f"{self.name}: extraction took longer than {self.seconds:g} seconds{at}"]
+            )
+
+
+def document_type(name: str) -> str | None:
+    return DOCUMENT_TYPES.get(Path(name).suffix.lower())
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def clean(text: str) -> str:
+    """Line ends as ``\\n`` and no control characters."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def join_pages(pages: list[str]) -> tuple[str, list[int]]:
+    """Pages joined by a blank line, and the offset where each starts."""
+    starts, offset = [], 0
+    for page in pages:
+        starts.append(offset)
+        offset += len(page) + len(PAGE_SEPARATOR)
+    return PAGE_SEPARATOR.join(pages), starts
+
+
+def extract(path: Path, name: str, limits: Limits = Limits()) -> Extracted:
+    """The text, pages, title and metadata of one document file, or ``FileRejected``."""
+    from . import docx, html, pdf, plain  # the readers import this module
+
+    kind = document_type(name)
+    if kind is None:
+        suffix = Path(name).suffix or "(no extension)"
+        raise FileRejected(
+            [
+                f"{name}: unsupported file type {suffix}; "
+                "use PDF, DOCX, HTML, Markdown, text, or a .zip of them"
+            ]
+        )
+    if not path.is_file():
+        raise FileRejected([f"{name}: no such file"])
+    size = path.stat().st_size
+    if size == 0:
+        raise FileRejected([f"{name}: the file is empty (0 bytes)"])
+    if size > limits.max_bytes:
+        raise FileRejected(
+            [f"{name}: the file is {size:,} bytes, over the limit of {limits.max_bytes:,} bytes"]
+        )
+    deadline = Deadline(name, limits.seconds)
+    reader = {
+        "pdf": pdf.read,
+        "docx": docx.read,
+        "html": html.read,
+        "markdown": plain.read_markdown,
+        "text": plain.read_text,
+    }[kind]
+    result = reader(path, name, limits, deadline)
+    if not result.text.strip():
+        raise FileRejected([f"{name}: the file holds no text"])
+    if len(result.text) > limits.max_chars:
+        raise FileRejected(
+            [
+                f"{name}: {len(result.text):,} characters of text, over the limit of "
+                f"{limits.max_chars:,}"
+            ]
+        )
+    result.title = " ".join(result.title.split())[:1000] or Path(name).stem[:1000]
+    result.metadata = {
+        "file_name": Path(name).name,
+        "file_size": size,
+        "sha256": sha256_of(path),
+        "media_type": MEDIA_TYPES[kind],
+        "page_count": len(result.page_starts),
+        **result.metadata,
+    }
+    if result.warnings:
+        result.metadata["extraction_warnings"] = list(result.warnings)
+    return result
+
+
+def check_pages(name: str, count: int, limits: Limits) -> None:
+    if count > limits.max_pages:
+        raise FileRejected(
+            [f"{name}: {count:,} pages, over the limit of {limits.max_pages:,} pages per file"]
+        )
+
+
+def decode(data: bytes, name: str, fallback: str | None = None) -> str:
+    """UTF-8 text (a byte-order mark skipped), else ``fallback`` when the file declares it."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if fallback:
+            try:
+                return data.decode(fallback)
+            except (LookupError, UnicodeDecodeError):
+                pass
+        raise FileRejected(
+            [f"{name}: not UTF-8 text (bad byte at offset {error.start}); save it as UTF-8"]
+        ) from None

@@ -1,0 +1,192 @@
+"""PDF through PDFium (pypdfium2): text per page, page images, the boxes of characters.
+
+The stored text of a page is PDFium's text of that page, cleaned (``extract.clean``):
+``page_text`` also returns, for each character kept, its index in PDFium's text page,
+so a span of the stored text finds its boxes on the page image.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+from ..errors import FileRejected
+from .extract import Deadline, Extracted, Limits, check_pages, clean, join_pages
+
+_DROP = {chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]} | {
+    "\ufffe",
+    "\uffff",
+}
+
+
+def _open(path: Path, name: str):
+    import pypdfium2 as pdfium  # only PDF imports load PDFium
+
+    try:
+        return pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as error:
+        message = str(error).lower()
+        if "password" in message:
+            raise FileRejected(
+                [
+                    f"{name}: the PDF is encrypted (password-protected); "
+                    "save an unprotected copy and import that"
+                ]
+            ) from None
+        raise FileRejected([f"{name}: not a readable PDF (corrupt or truncated)"]) from None
+
+
+def _raw_text(textpage) -> str:
+    return textpage.get_text_range()
+
+
+def clean_with_index(raw: str) -> tuple[str, list[int]]:
+    """``extract.clean`` of a PDFium page text and, per character kept, its raw index."""
+    chars: list[str] = []
+    index: list[int] = []
+    n = len(raw)
+    for i, char in enumerate(raw):
+        if char == "\r":
+            if i + 1 < n and raw[i + 1] == "\n":
+                continue
+            char = "\n"
+        elif char == "\x02":
+            char = "-"
+        elif char in _DROP:
+            continue
+        chars.append(char)
+        index.append(i)
+    return "".join(chars), index
+
+
+def page_text(textpage) -> str:
+    return clean(_raw_text(textpage).replace("\x02", "-"))
+
+
+def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted:
+    pdf = _open(path, name)
+    try:
+        count = len(pdf)
+        check_pages(name, count, limits)
+        if count == 0:
+            raise FileRejected([f"{name}: the PDF has no pages"])
+        pages: list[str] = []
+        total = 0
+        for number in range(1, count + 1):
+            deadline.check(f"page {number}")
+            try:
+                page = pdf[number - 1]
+                textpage = page.get_textpage()
+                text = page_text(textpage)
+                textpage.close()
+                page.close()
+            except Exception:  # PDFium raises its own error type for a broken page
+                raise FileRejected(
+                    [f"{name}, page {number}: the page cannot be read (corrupt PDF)"]
+                ) from None
+            total += len(text)
+            if total > limits.max_chars:
+                raise FileRejected(
+                    [
+                        f"{name}, page {number}: more than {limits.max_chars:,} characters "
+                        "of text, over the limit"
+                    ]
+                )
+            pages.append(text)
+        info = pdf.get_metadata_dict(skip_empty=True)
+    finally:
+        pdf.close()
+    empty = [n for n, text in enumerate(pages, 1) if not text.strip()]
+    if len(empty) == count:
+        raise FileRejected(
+            [
+                f"{name}: no text layer on any of its {count} pages (a scanned document?); "
+                "Assay does not do OCR: run OCR first (for example ocrmypdf) and import the result"
+            ]
+        )
+    warnings = []
+    if empty:
+        listed = ", ".join(map(str, empty[:20])) + (" …" if len(empty) > 20 else "")
+        warnings.append(f"{name}: no text on page(s) {listed} (images only? Assay does not OCR)")
+    text, starts = join_pages(pages)
+    title = info.get("Title", "").strip()
+    if not title or title.lower() in ("untitled", "untitled document"):
+        title = next((line.strip() for line in text.splitlines() if line.strip()), "")[:200]
+    metadata = {
+        key: info[source].strip()
+        for key, source in (("producer", "Producer"), ("creator", "Creator"), ("author", "Author"))
+        if info.get(source, "").strip()
+    }
+    return Extracted(text, starts, title, metadata, warnings)
+
+
+def page_size(path: Path, number: int) -> tuple[float, float]:
+    """Width and height of page ``number`` (1-based) in PDF points."""
+    pdf = _open(path, path.name)
+    try:
+        return tuple(pdf[number - 1].get_size())
+    finally:
+        pdf.close()
+
+
+def render_page(path: Path, number: int, width: int) -> bytes:
+    """Page ``number`` (1-based) as a PNG ``width`` pixels wide."""
+    pdf = _open(path, path.name)
+    try:
+        page = pdf[number - 1]
+        scale = width / page.get_width()
+        bitmap = page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
+        pixels = bitmap.to_numpy()
+    finally:
+        pdf.close()
+    return png(pixels[:, :, :3])
+
+
+def png(pixels) -> bytes:
+    """An RGB image (height × width × 3, uint8) as PNG bytes."""
+    height, width = pixels.shape[:2]
+    rows = b"".join(b"\x00" + pixels[y].tobytes() for y in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows, 6))
+        + chunk(b"IEND", b"")
+    )
+
+
+def char_boxes(path: Path, number: int, start: int, end: int) -> list[list[float]]:
+    """Boxes covering characters [start, end) of page ``number``'s stored text, one per line,
+    as [left, top, right, bottom] shares of the page (top-left origin)."""
+    pdf = _open(path, path.name)
+    try:
+        page = pdf[number - 1]
+        width, height = page.get_size()
+        textpage = page.get_textpage()
+        raw = _raw_text(textpage)
+        _, index = clean_with_index(raw)
+        start, end = max(0, start), min(end, len(index))
+        if start >= end or len(raw) != textpage.count_chars():
+            return []
+        first, last = index[start], index[end - 1]
+        count = textpage.count_rects(first, last - first + 1)
+        boxes = []
+        for i in range(count):
+            left, bottom, right, top = textpage.get_rect(i)
+            boxes.append(
+                [
+                    round(left / width, 5),
+                    round(1 - top / height, 5),
+                    round(right / width, 5),
+                    round(1 - bottom / height, 5),
+                ]
+            )
+        return boxes
+    finally:
+        pdf.close()

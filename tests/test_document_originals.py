@@ -1,0 +1,101 @@
+"""Originals, page images and span boxes of documents imported from files."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from django.urls import reverse
+
+from annotator import originals
+from annotator.importing.files import Source, import_files
+from tests.document_files import write_pdf
+
+pytestmark = pytest.mark.django_db
+
+PAGES = [["Cover page"], ["Second page: grading."], ["Third page: the seal must be replaced."]]
+
+
+@pytest.fixture
+def pdf_document(personas, settings, tmp_path):
+    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
+    path = write_pdf(tmp_path / "seal.pdf", PAGES, title="Seals")
+    import_files(personas["project"], [Source(path, "manuals/seal.pdf")])
+    document = personas["project"].documents.get(doc_id="manuals/seal.pdf")
+    return document, path
+
+
+def url(name, document, **kwargs):
+    return reverse(f"annotator:{name}", kwargs={"slug": "acme", "pk": document.pk, **kwargs})
+
+
+def test_members_download_the_original_byte_for_byte(login, personas, pdf_document):
+    document, path = pdf_document
+    response = login(personas["viewer"]).get(url("document_original", document))
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == path.read_bytes()
+    assert response["Content-Type"] == "application/pdf"
+    assert 'filename="seal.pdf"' in response["Content-Disposition"]
+
+
+def test_documents_without_a_file_have_no_original_or_images(login, personas, corpus):
+    client = login(personas["owner"])
+    assert client.get(url("document_original", corpus["document"])).status_code == 404
+    assert client.get(url("document_page_image", corpus["document"], page=1)).status_code == 404
+
+
+def test_page_image_is_a_png_rendered_once_then_cached(login, personas, pdf_document, monkeypatch):
+    document, _ = pdf_document
+    client = login(personas["annotator"])
+    calls = []
+    render = originals.render_page
+
+    def counting(*args):
+        calls.append(args[1:])
+        return render(*args)
+
+    monkeypatch.setattr(originals, "render_page", counting)
+    first = client.get(url("document_page_image", document, page=2), {"width": 600})
+    body = b"".join(first.streaming_content)
+    assert first["Content-Type"] == "image/png" and body.startswith(b"\x89PNG")
+    width, height = struct.unpack(">II", body[16:24])
+    assert width == 600 and abs(height - 600 * 841.89 / 595.28) <= 1  # A4
+    second = client.get(url("document_page_image", document, page=2), {"width": 600})
+    assert b"".join(second.streaming_content) == body
+    assert calls == [(2, 600)], "the second request is served from the cache"
+    assert client.get(url("document_page_image", document, page=4)).status_code == 404
+    assert client.get(url("document_page_image", document, page=1), {"width": 7}).status_code == 400
+
+
+def test_span_boxes_find_a_passage_on_its_page(login, personas, pdf_document):
+    document, _ = pdf_document
+    start = document.text.index("the seal must")
+    end = start + len("the seal must")
+    response = login(personas["viewer"]).get(
+        url("document_span_boxes", document), {"start": start, "end": end}
+    )
+    assert response.status_code == 200
+    [page] = response.json()["pages"]
+    assert page["page"] == 3
+    [[left, top, right, bottom]] = page["boxes"]
+    # drawString(72, 760): the line sits 72 pt from the left, ~82 pt from the top of 842.
+    assert 72 / 595 < left < right < 0.7 and 0.08 < top < bottom < 0.12
+
+
+def test_span_across_pages_gives_boxes_on_each(login, personas, pdf_document):
+    document, _ = pdf_document
+    start = document.text.index("grading")
+    end = document.text.index("Third") + 5
+    response = login(personas["viewer"]).get(
+        url("document_span_boxes", document), {"start": start, "end": end}
+    )
+    assert [p["page"] for p in response.json()["pages"]] == [2, 3]
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"start": "x", "end": 3}, {"start": 5, "end": 5}, {"start": 0, "end": 10**6}]
+)
+def test_bad_span_parameters_are_400(login, personas, pdf_document, params):
+    document, _ = pdf_document
+    response = login(personas["viewer"]).get(url("document_span_boxes", document), params)
+    assert response.status_code == 400

@@ -11,6 +11,7 @@ text between them is exactly the chunk text. No Django import: usable from noteb
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import numpy as np
 
@@ -30,15 +31,26 @@ def token_spans(text: str) -> tuple[np.ndarray, np.ndarray]:
     return spans[0::2], spans[1::2]
 
 
-def window_spans(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+def window_spans(
+    text: str, size: int, overlap: int, *, page_starts: list[int] | None = None
+) -> list[tuple[int, int]]:
     """Half-open character spans of the sliding windows of ``size`` tokens.
 
     Windows start every ``size - overlap`` tokens; the last window is the first one that
     reaches the final token, so the whole text is covered and no window is a strict
-    suffix of the previous one. A text without tokens yields no chunk.
+    suffix of the previous one. A text without tokens yields no chunk. With
+    ``page_starts`` (a document's page offsets) each page is windowed on its own, so no
+    chunk crosses a page break and page and chunk evidence line up.
     """
     if size < 1 or not 0 <= overlap < size:
         raise ValueError("need size >= 1 and 0 <= overlap < size")
+    if page_starts:
+        bounds = [*page_starts, len(text)]
+        return [
+            (first + start, first + end)
+            for first, last in pairwise(bounds)
+            for start, end in window_spans(text[first:last], size, overlap)
+        ]
     starts, ends = token_spans(text)
     n_tokens = len(starts)
     if n_tokens == 0:

@@ -112,6 +112,13 @@ class ImportForm(forms.Form):
         help_text=_("One key=value per line: chunk size, embedding model, reranker, k …"),
         widget=forms.Textarea(attrs={"rows": 3}),
     )
+    replace = forms.BooleanField(
+        required=False,
+        label=_("Replace changed files"),
+        help_text=_(
+            "Document files: replace a document whose file changed, when no labels are on it."
+        ),
+    )
     keep_known = forms.BooleanField(
         required=False,
         label=_("Import the known part"),
@@ -176,6 +183,8 @@ class ImportForm(forms.Form):
                 level=data.get("level") or "document",
                 chunking=data["chunking"].strip() or None,
             )
+        elif kind == "files":
+            options["replace"] = bool(data.get("replace"))
         elif kind == "run":
             options.update(
                 name=data["run_name"].strip(),

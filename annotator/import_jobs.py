@@ -8,6 +8,7 @@ updated inside that transaction would not be visible until the end).
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -41,15 +42,54 @@ def progress_path(job: ImportJob) -> Path:
     return Path(job.path + ".progress")
 
 
+class JobProgress:
+    """Writes a job's progress to its side file: the share done and, for kinds that read
+    several files (a .zip of documents), each file's share."""
+
+    def __init__(self, job: ImportJob):
+        self.side = progress_path(job)
+        self.fraction = 0.0
+        self.files: dict[str, float] = {}
+
+    def __call__(self, fraction: float) -> None:
+        self.fraction = fraction
+        self._write()
+
+    def file(self, name: str, fraction: float) -> None:
+        self.files[name] = fraction
+        self._write()
+
+    def _write(self) -> None:
+        state = {"fraction": round(self.fraction, 4), "files": list(self.files.items())}
+        self.side.write_text(json.dumps(state))
+
+
+def _read_side(job: ImportJob) -> dict:
+    try:
+        state = json.loads(progress_path(job).read_text())
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
 def read_progress(job: ImportJob) -> int:
     """Percent done of a running job, from its side file (0 when not started)."""
     if job.status == ImportStatus.DONE:
         return 100
     try:
-        fraction = float(progress_path(job).read_text())
-    except (OSError, ValueError):
+        fraction = float(_read_side(job).get("fraction", 0))
+    except (TypeError, ValueError):
         return 0
     return max(0, min(99, int(fraction * 100)))
+
+
+def read_file_progress(job: ImportJob) -> list[tuple[str, int]]:
+    """Each file of a running job with its percent done (empty for one-file kinds)."""
+    files = _read_side(job).get("files", [])
+    try:
+        return [(str(name), max(0, min(100, int(float(share) * 100)))) for name, share in files]
+    except (TypeError, ValueError):
+        return []
 
 
 def start_job(job: ImportJob) -> None:
@@ -69,10 +109,7 @@ def execute_job(job_id: int) -> ImportJob:
     job.status = ImportStatus.RUNNING
     job.save(update_fields=["status"])
     side = progress_path(job)
-
-    def progress(fraction: float) -> None:
-        side.write_text(f"{fraction:.4f}")
-
+    progress = JobProgress(job)
     try:
         created = _import(job, progress)
     except FileRejected as failure:

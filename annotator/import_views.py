@@ -12,7 +12,7 @@ from web.htmx import for_htmx
 
 from .access import get_project_for_user
 from .forms import ImportForm
-from .import_jobs import read_progress, save_upload, start_job
+from .import_jobs import read_file_progress, read_progress, save_upload, start_job
 from .models import ImportJob, ImportStatus, Role
 
 
@@ -61,6 +61,7 @@ def import_status(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
         "membership": membership,
         "job": job,
         "percent": read_progress(job),
+        "files": read_file_progress(job) if job.status == ImportStatus.RUNNING else [],
         "running": job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),
     }
     return TemplateResponse(request, "annotator/import_status.html", context)

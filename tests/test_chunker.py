@@ -56,3 +56,34 @@ def test_windows_cover_every_token_and_respect_size(text, size, data):
         covered.update(inside)
     assert covered == set(range(len(starts)))
     assert spans == sorted(spans)
+
+
+def test_windows_can_stop_at_page_breaks():
+    text = "a b c\n\nd e"
+    plain = window_spans(text, size=4, overlap=1)
+    assert [text[s:e] for s, e in plain] == ["a b c\n\nd", "b c\n\nd e"]
+    pages = [0, text.index("d")]
+    spans = window_spans(text, size=4, overlap=1, page_starts=pages)
+    assert [text[s:e] for s, e in spans] == ["a b c", "d e"]
+
+
+@given(
+    st.lists(st.text(alphabet=st.sampled_from(list("ab 中\n")), max_size=40), min_size=1),
+    st.integers(1, 8),
+    st.data(),
+)
+def test_page_windows_never_cross_a_page_and_cover_every_token(pages, size, data):
+    overlap = data.draw(st.integers(0, size - 1))
+    text = "\n\n".join(pages)
+    page_starts, offset = [], 0
+    for page in pages:
+        page_starts.append(offset)
+        offset += len(page) + 2
+    spans = window_spans(text, size, overlap, page_starts=page_starts)
+    bounds = [*page_starts, len(text)]
+    for start, end in spans:
+        page = max(i for i, first in enumerate(page_starts) if first <= start)
+        assert end <= bounds[page + 1], "a chunk crosses a page break"
+    starts, ends = token_spans(text)
+    covered = {i for s, e in spans for i in range(len(starts)) if s <= starts[i] and ends[i] <= e}
+    assert covered == set(range(len(starts)))

@@ -300,3 +300,25 @@ def test_command_reports_every_problem_and_writes_nothing(project, tmp_path, ori
     assert not project.documents.exists()
     with pytest.raises(CommandError, match="no project with slug 'nope'"):
         call_command("import_files", "nope", str(good))
+
+
+def test_chunking_by_page_lines_chunks_up_with_pages(project, tmp_path):
+    path = write_pdf(tmp_path / "pump.pdf", ENGLISH)
+    import_files(project, [Source(path, "pump.pdf")])
+    call_command("chunk_documents", project.slug, "--size", "4", "--overlap", "1", "--by-page")
+    call_command("chunk_documents", project.slug, "--size", "4", "--overlap", "1")
+    document = Document.objects.get(doc_id="pump.pdf")
+    by_page = document.chunks.filter(chunking__name="tokens-4-1-pages")
+    spans = document.page_spans()
+    for chunk in by_page:
+        assert {document.page_of(chunk.start), document.page_of(chunk.end - 1)} == {
+            document.page_of(chunk.start)
+        }
+    assert {document.page_of(c.start) for c in by_page} == {1, 2, 3}
+    crossing = [
+        c
+        for c in document.chunks.filter(chunking__name="tokens-4-1")
+        if document.page_of(c.start) != document.page_of(c.end - 1)
+    ]
+    assert crossing, "without the option, windows run over page breaks"
+    assert len(spans) == 3

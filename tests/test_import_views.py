@@ -124,6 +124,13 @@ def test_the_run_kind_comes_from_the_metrics_app():
     from annotator.importing import kinds
     from metrics.run_import import RUN_KIND
 
-    assert [kind.name for kind in kinds()] == ["documents", "chunks", "queries", "labels", "run"]
+    assert [kind.name for kind in kinds()] == [
+        "documents",
+        "chunks",
+        "queries",
+        "labels",
+        "files",
+        "run",
+    ]
     assert kinds()[-1] is RUN_KIND
     assert [value for value, _ in ImportForm().fields["kind"].choices][-1] == "run"

@@ -21,6 +21,7 @@ from formats import FileRejected, RowSource, check_file, detect_format
 from ..models import Project
 from .common import ImportResult
 from .corpus import import_chunks, import_documents, import_queries, locate
+from .files import Source, import_files
 from .judgments import import_labels
 
 PROGRESS_EVERY = 500
@@ -52,6 +53,8 @@ class ImportKind:
     label: str | Promise
     formats: tuple[str, ...]
     load: Callable[..., ImportResult]
+    # Kinds that tell file types apart themselves (document files) skip ``detect_format``.
+    own_types: bool = False
 
 
 _KINDS: dict[str, ImportKind] = {}
@@ -88,7 +91,9 @@ def run_import(
     if spec is None:
         raise FileRejected([f"unknown import kind {kind!r}; use one of {', '.join(_KINDS)}"])
     path = Path(path)
-    fmt = detect_format(path, format, default=spec.formats[0])
+    fmt = (
+        spec.formats[0] if spec.own_types else detect_format(path, format, default=spec.formats[0])
+    )
     if fmt not in spec.formats:
         raise FileRejected([f"{kind} cannot be read from {fmt}; use {', '.join(spec.formats)}"])
     result = spec.load(
@@ -156,11 +161,28 @@ def _labels(project, path, *, fmt, options, progress, changed_by, **_) -> Import
     )
 
 
+def _files(project, path, *, options, progress, source_name, **_) -> ImportResult:
+    return import_files(
+        project,
+        [Source(path, source_name)],
+        replace=bool(options.get("replace")),
+        progress=progress,
+        file_progress=getattr(progress, "file", None),
+    )
+
+
 TABLES = ("jsonl", "csv", "xlsx")
 for _kind in (
     ImportKind("documents", _("Documents"), TABLES, _documents),
     ImportKind("chunks", _("Chunks (a chunking)"), TABLES, _chunks),
     ImportKind("queries", _("Queries"), TABLES, _queries),
     ImportKind("labels", _("Existing labels (qrels / gold JSONL)"), ("qrels", *TABLES), _labels),
+    ImportKind(
+        "files",
+        _("Document files (PDF, Word, HTML, Markdown, text, or a .zip of them)"),
+        ("files",),
+        _files,
+        own_types=True,
+    ),
 ):
     register_kind(_kind)

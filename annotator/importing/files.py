@@ -88,8 +88,16 @@ def import_files(
                 errors.append(f"{source.name}: given twice")
             else:
                 seen.add(source.name)
+                size = _size(source.path)
+
+                def heard(fraction: float, name=source.name, size=size, before=done) -> None:
+                    if file_progress:
+                        file_progress(name, fraction)
+                    if progress:
+                        progress(0.9 * (before + fraction * size) / total)
+
                 try:
-                    extracted.append((source, extract(source.path, source.name, limits())))
+                    extracted.append((source, extract(source.path, source.name, limits(), heard)))
                 except FileRejected as failure:
                     errors.extend(failure.errors)
             done += _size(source.path)

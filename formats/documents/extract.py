@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +60,11 @@ class Deadline:
     def __init__(self, name: str, seconds: float):
         self.name, self.seconds = name, seconds
         self.until = time.monotonic() + seconds
+        self.on_progress: Callable[[float], None] | None = None
+
+    def progress(self, fraction: float) -> None:
+        if self.on_progress is not None:
+            self.on_progress(fraction)
 
     def check(self, where: str = "") -> None:
         if time.monotonic() > self.until:
@@ -94,8 +100,14 @@ def join_pages(pages: list[str]) -> tuple[str, list[int]]:
     return PAGE_SEPARATOR.join(pages), starts
 
 
-def extract(path: Path, name: str, limits: Limits = Limits()) -> Extracted:
-    """The text, pages, title and metadata of one document file, or ``FileRejected``."""
+def extract(
+    path: Path,
+    name: str,
+    limits: Limits = Limits(),
+    on_progress: Callable[[float], None] | None = None,
+) -> Extracted:
+    """The text, pages, title and metadata of one document file, or ``FileRejected``.
+    ``on_progress`` hears the share of the file read so far (page by page for PDFs)."""
     from . import docx, html, pdf, plain  # the readers import this module
 
     kind = document_type(name)
@@ -124,6 +136,7 @@ def extract(path: Path, name: str, limits: Limits = Limits()) -> Extracted:
         "markdown": plain.read_markdown,
         "text": plain.read_text,
     }[kind]
+    deadline.on_progress = on_progress
     result = reader(path, name, limits, deadline)
     if not result.text.strip():
         raise FileRejected([f"{name}: the file holds no text"])

@@ -94,6 +94,8 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
                     ]
                 )
             pages.append(text)
+            if number % 10 == 0:
+                deadline.progress(number / count)
         info = pdf.get_metadata_dict(skip_empty=True)
     finally:
         pdf.close()

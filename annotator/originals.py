@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.urls import reverse
 
 from formats.documents import char_boxes, render_page
 
@@ -95,3 +96,35 @@ def span_boxes(document: Document, start: int, end: int) -> list[dict]:
         if boxes:
             found.append({"page": number, "boxes": boxes})
     return found
+
+
+def page_picture(document: Document, number: int, marks=()) -> dict | None:
+    """What a page view needs to show page ``number`` as it looks: the image's URL, the URL
+    that finds a selection's boxes, and the boxes of ``marks`` (labels with ``start``,
+    ``end`` and ``grade``) on this page, as percentages. None when there is no image."""
+    if not is_pdf(document) or original_path(document) is None:
+        return None
+    args = [document.project.slug, document.pk]
+    highlights = []
+    for mark in marks:
+        for found in span_boxes(document, mark.start, mark.end):
+            if found["page"] == number:
+                highlights += [_percent(box, mark.grade) for box in found["boxes"]]
+    return {
+        "number": number,
+        "src": reverse("annotator:document_page_image", args=[*args, number])
+        + f"?width={DEFAULT_WIDTH}",
+        "boxes_url": reverse("annotator:document_span_boxes", args=args),
+        "highlights": highlights,
+    }
+
+
+def _percent(box: list[float], grade: int) -> dict:
+    left, top, right, bottom = box
+    return {
+        "grade": grade,
+        "left": round(100 * left, 3),
+        "top": round(100 * top, 3),
+        "width": round(100 * (right - left), 3),
+        "height": round(100 * (bottom - top), 3),
+    }

@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -20,6 +21,7 @@ from web.htmx import for_htmx
 from .access import get_project_for_user, sees_all_labels
 from .forms import ListFilterForm, MemberAddForm, MemberRoleForm, ProjectSettingsForm
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
+from .originals import is_pdf, original_path
 
 PAGE_SIZE = 50
 
@@ -147,11 +149,21 @@ def document_list(request: HttpRequest, slug: str) -> HttpResponse:
 def document_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     document = get_object_or_404(Document, project=project, pk=pk)
+    pictures = is_pdf(document) and original_path(document) is not None
     pages = [
-        {"number": i + 1, "text": document.text[start:end]}
+        {
+            "number": i + 1,
+            "text": document.text[start:end],
+            "image": reverse("annotator:document_page_image", args=[slug, document.pk, i + 1])
+            + "?width=600"
+            if pictures
+            else "",
+        }
         for i, (start, end) in enumerate(document.page_spans())
     ]
     context = {
+        "has_original": original_path(document) is not None,
+        "pictures": pictures,
         "project": project,
         "membership": membership,
         "document": document,

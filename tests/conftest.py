@@ -92,3 +92,9 @@ def login(client):
 def fast_password_hashing(settings):
     """Tests create many users; the production hasher is deliberately slow."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def originals_in_tmp(settings, tmp_path):
+    """Originals of imported document files and their page images stay in the test's folder."""
+    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"

@@ -41,7 +41,8 @@ def _read_everything(client, objects, gold_pks) -> dict[str, tuple[int, bytes]]:
             continue
         for variant in _variants(url, gold_pks):
             response = client.get(variant)
-            seen[variant] = (response.status_code, TOKEN.sub(b"", response.content))
+            body = b"".join(response.streaming_content) if response.streaming else response.content
+            seen[variant] = (response.status_code, TOKEN.sub(b"", body))
     return seen
 
 

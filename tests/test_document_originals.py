@@ -99,3 +99,38 @@ def test_bad_span_parameters_are_400(login, personas, pdf_document, params):
     document, _ = pdf_document
     response = login(personas["viewer"]).get(url("document_span_boxes", document), params)
     assert response.status_code == 400
+
+
+def test_page_view_shows_the_image_beside_the_text_with_saved_passages(
+    login, personas, pdf_document
+):
+    from annotator.labels import Evidence, change_label
+
+    document, _ = pdf_document
+    query = personas["project"].queries.create(qid="q1", text="When is the seal replaced?")
+    start = document.text.index("the seal")
+    change_label(
+        query=query,
+        annotator=personas["annotator"],
+        evidence=Evidence.for_passage(document, start, start + len("the seal")),
+        grade=2,
+    )
+    client = login(personas["annotator"])
+    base = reverse("annotator:label_query_document", args=["acme", query.pk])
+    body = client.get(base, {"document": document.pk, "page": 3}).content.decode()
+    image = url("document_page_image", document, page=3)
+    assert f'src="{image}?width=900"' in body
+    assert 'data-boxes-url="' + url("document_span_boxes", document) + '"' in body
+    assert body.count('class="page-box hl g2"') == 1  # the saved passage, on the image
+    assert '<input type="hidden" name="page" value="3">' in body  # grade the page by its image
+    page_two = client.get(base, {"document": document.pk, "page": 2}).content.decode()
+    assert f'src="{url("document_page_image", document, page=2)}?width=900"' in page_two
+    assert "page-box" not in page_two
+
+
+def test_document_page_shows_page_images_and_the_download_link(login, personas, pdf_document):
+    document, _ = pdf_document
+    body = login(personas["viewer"]).get(url("document_detail", document)).content.decode()
+    assert url("document_original", document) in body
+    for number in (1, 2, 3):
+        assert url("document_page_image", document, page=number) + "?width=600" in body

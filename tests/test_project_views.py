@@ -74,8 +74,11 @@ PAGE_ROLES = {
 
 
 @pytest.fixture
-def site_objects(personas, corpus, settings, tmp_path):
+def site_objects(personas, corpus):
+    from pathlib import Path
+
     import numpy as np
+    from django.conf import settings
 
     from annotator.importing.files import Source, import_files
     from gold.services import ConsensusPolicy, freeze_gold_set
@@ -83,9 +86,10 @@ def site_objects(personas, corpus, settings, tmp_path):
     from metrics.models import Run
     from tests.document_files import write_pdf
 
-    # A document imported from a PDF, so its original and page images exist.
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
-    pdf = write_pdf(tmp_path / "manual.pdf", [["Page one."], ["Page two."]])
+    # A document imported from a PDF, so its original and page images exist (in the
+    # test's own folder: see ``originals_in_tmp``).
+    folder = Path(settings.ASSAY_ORIGINALS_DIR).parent
+    pdf = write_pdf(folder / "manual.pdf", [["Page one."], ["Page two."]])
     import_files(personas["project"], [Source(pdf, "manual.pdf")])
     pdf_document = personas["project"].documents.get(doc_id="manual.pdf")
 

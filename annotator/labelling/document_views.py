@@ -9,6 +9,7 @@ from django.template.response import TemplateResponse
 from web.htmx import for_htmx
 
 from ..models import Chunk, Document, Granularity, Judgment
+from ..originals import page_picture
 from .cards import EvidenceRow, evidence_rows
 from .forms import DocumentViewForm
 from .screen import Screen, bad_request, member_view
@@ -93,7 +94,9 @@ def document_context(
     )
     document_grade = next((j.grade for j in mine if j.granularity == Granularity.DOCUMENT), None)
     base = screen.url("label_query_document")
+    picture = page_picture(document, page, [m for m in marks if m.start < end and m.end > start])
     return screen.context(
+        picture=picture,
         document=document,
         has_pages=bool(document.page_starts),
         page=page,

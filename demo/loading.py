@@ -19,6 +19,8 @@ from metrics.baseline import bm25_run
 from metrics.models import Run
 from metrics.run_import import import_run
 
+from .documents import build_pdf_project
+
 DEMO_DIR = Path(settings.BASE_DIR) / "data" / "demo"
 DEMO_PASSWORD = "assay-demo"  # noqa: S105 - printed on purpose: local demo accounts
 DEMO_USERS = [
@@ -62,6 +64,7 @@ def build_demo(say: Say = print, success: Callable[[str], str] = str) -> None:
     users = _users()
     for spec in PROJECTS:
         _project(spec, users, say)
+    build_pdf_project(DEMO_DIR / "constitution", users, DEMO_USERS, say)
     say(success("Demo ready. Log in with:"))
     for username, role in DEMO_USERS:
         say(f"  {username:<16} password {DEMO_PASSWORD}   ({role.label})")

@@ -16,6 +16,7 @@ def test_demo_annotator_sees_cranfield_and_chinese_lecard(page, live_server):
     log_in(page, live_server, "demo-annotator", DEMO_PASSWORD)
     projects = page.locator("#project-table").inner_text()
     assert "Cranfield" in projects and "LeCaRD" in projects
+    assert "US Constitution (PDF)" in projects
     page.click("text=Cranfield (aeronautics)")
     assert page.locator("#n-queries").inner_text() == "225"
     assert page.locator("#n-documents").inner_text() == "1400"

@@ -1,0 +1,194 @@
+"""Document-file import benchmark: one 500-page PDF, 1,000 small PDFs, page images.
+
+    .venv/bin/python -m bench.bench_documents
+
+The PDFs are written by the demo's PDF writer (``demo/pdfgen.py``: Courier text pages of
+about 2,300 characters each). Each case runs in its own process, with production settings
+(DEBUG off) on a temporary SQLite data directory: the whole ``import_files`` (extraction,
+checksum, the originals copied into the data directory, documents written) is timed, and
+the process's peak resident memory is read from ``getrusage`` before and after, so the
+import's own cost is the difference. Text extraction only: page images are rendered on
+demand, so the last case times the first render of a page (PDFium at 900 px wide, PNG
+written to the cache) and the cached one (the file found in the cache).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIG_PAGES = 500
+SMALL_FILES = 1000
+RENDERS = 5
+WORDS = (
+    "pump valve seal shaft casing impeller pressure flow bearing gasket motor drain "
+    "inspect replace tighten clean record hours weekly monthly safety gloves manual the "
+    "of and to in a is must be every before after when if check oil"
+).split()
+
+
+def _paragraphs(rng: random.Random, n: int) -> list[tuple[str, bool]]:
+    blocks = []
+    for i in range(n):
+        if i % 6 == 0:
+            blocks.append((f"Section {i // 6 + 1}", True))
+        words = [rng.choice(WORDS) for _ in range(rng.randint(40, 90))]
+        blocks.append((" ".join(words).capitalize() + ".", False))
+    return blocks
+
+
+def _write(folder: Path) -> tuple[Path, list[Path]]:
+    from demo.pdfgen import layout, write_pdf
+
+    rng = random.Random(17)
+    pages = []
+    while len(pages) < BIG_PAGES:
+        pages += layout(_paragraphs(rng, 400))
+    big = write_pdf(folder / "big.pdf", pages[:BIG_PAGES], title="A 500-page manual")
+    small_dir = folder / "small"
+    small_dir.mkdir()
+    smalls = [
+        write_pdf(
+            small_dir / f"note-{i:04d}.pdf",
+            layout(_paragraphs(rng, rng.randint(2, 10))),
+            title=f"Note {i}",
+        )
+        for i in range(SMALL_FILES)
+    ]
+    return big, smalls
+
+
+def _setup(data_dir: str) -> None:
+    os.environ.update(
+        ASSAY_DATA_DIR=data_dir,
+        ASSAY_DEBUG="0",
+        SECRET_KEY="bench-only-key-" + "x" * 40,
+        ASSAY_SSL_REDIRECT="0",
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
+    os.environ.pop("DATABASE_URL", None)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(case: str, folder: str) -> dict:
+    """One case in this process: import the files, or render a page."""
+    _setup(str(Path(folder) / f"data-{case}"))
+    from annotator.importing.files import Source, import_files
+    from annotator.models import Project
+
+    project = Project.objects.create(slug=case, name=case)
+    root = Path(folder)
+    paths = sorted((root / "small").glob("*.pdf")) if case == "small" else [root / "big.pdf"]
+    sources = [Source(path, path.name) for path in paths]
+    before = _peak_mib()
+    started = time.perf_counter()
+    result = import_files(project, sources)
+    seconds = time.perf_counter() - started
+    after = _peak_mib()
+    documents = project.documents.all()
+    out = {
+        "case": case,
+        "files": len(sources),
+        "documents": result.created,
+        "pages": sum(len(d.page_starts) for d in documents),
+        "characters": sum(len(d.text) for d in documents),
+        "megabytes": sum(p.stat().st_size for p in paths) / 1024**2,
+        "seconds": seconds,
+        "peak_before_mib": before,
+        "peak_after_mib": after,
+    }
+    if case == "render":
+        from annotator.originals import page_image
+
+        document = documents.get()
+        first, cached = [], []
+        for number in range(1, RENDERS + 1):
+            page = number * BIG_PAGES // (RENDERS + 1)
+            started = time.perf_counter()
+            path = page_image(document, page)
+            first.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            again = page_image(document, page)
+            again.read_bytes()
+            cached.append(time.perf_counter() - started)
+            assert again == path
+        out.update(
+            first_ms=[1000 * s for s in first],
+            cached_ms=[1000 * s for s in cached],
+            png_kib=path.stat().st_size / 1024,
+        )
+    return out
+
+
+def _run(case: str, folder: str) -> dict:
+    output = subprocess.run(
+        [sys.executable, "-m", "bench.bench_documents", "--child", case, folder],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def main() -> None:
+    sys.path.insert(0, str(ROOT))
+    with tempfile.TemporaryDirectory(prefix="assay-bench-docs-") as folder:
+        started = time.perf_counter()
+        _big, smalls = _write(Path(folder))
+        print(
+            f"wrote 1 × {BIG_PAGES} pages and {len(smalls)} small PDFs in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+        results = {case: _run(case, folder) for case in ("big", "small", "render")}
+    print()
+    print(
+        "| Import | files | pages | characters | MB | time (s) | peak RSS (MiB) "
+        "| of which the import |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    labels = {"big": f"one {BIG_PAGES}-page PDF", "small": f"{SMALL_FILES:,} small PDFs"}
+    for case in ("big", "small"):
+        r = results[case]
+        print(
+            f"| {labels[case]} | {r['files']:,} | {r['pages']:,} | {r['characters']:,} | "
+            f"{r['megabytes']:.1f} | {r['seconds']:.2f} | {r['peak_after_mib']:.0f} | "
+            f"{r['peak_after_mib'] - r['peak_before_mib']:.0f} |"
+        )
+    r = results["render"]
+    print()
+    print(f"| Page image (900 px, of the {BIG_PAGES}-page PDF) | median (ms) | max (ms) | n |")
+    print("|---|---:|---:|---:|")
+    for key, label in (
+        ("first_ms", "first render (PDFium + PNG + cache write)"),
+        ("cached_ms", "cached (found and read)"),
+    ):
+        values = r[key]
+        print(f"| {label} | {statistics.median(values):.1f} | {max(values):.1f} | {len(values)} |")
+    print(f"\nPNG size: {r['png_kib']:.0f} KiB per page")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        print(json.dumps(child(sys.argv[2], sys.argv[3])))
+    else:
+        main()

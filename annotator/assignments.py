@@ -233,8 +233,13 @@ def add_time(assignment: Assignment | None, seconds: float) -> None:
         )
 
 
-def set_status(assignment: Assignment, status: str, *, reason: str = "") -> None:
+def set_status(
+    assignment: Assignment, status: str, *, reason: str = "", unjudged: int | None = None
+) -> None:
+    """``unjudged``: candidates left unjudged when the annotator confirmed "done"."""
+    done = status == AssignmentStatus.DONE
     assignment.status = status
     assignment.skip_reason = reason if status == AssignmentStatus.SKIPPED else ""
-    assignment.finished_at = timezone.now() if status == AssignmentStatus.DONE else None
-    assignment.save(update_fields=["status", "skip_reason", "finished_at"])
+    assignment.finished_at = timezone.now() if done else None
+    assignment.unjudged_at_done = unjudged if done and unjudged else None
+    assignment.save(update_fields=["status", "skip_reason", "finished_at", "unjudged_at_done"])

@@ -45,11 +45,27 @@ class ProjectSettingsForm(forms.ModelForm):
             "relevance_threshold",
             "pool_depth",
             "post_edit",
+            "candidate_overlap",
+            "mapping",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
             "guidelines": forms.Textarea(attrs={"rows": 8}),
         }
+
+    def clean_candidate_overlap(self):
+        value = self.cleaned_data["candidate_overlap"]
+        if not 0 < value <= 1:
+            raise forms.ValidationError(_("A share above 0 and at most 1, e.g. 0.5."))
+        return value
+
+    def clean_mapping(self):
+        from numerics.mapping import MappingPolicy
+
+        try:
+            return str(MappingPolicy.parse(self.cleaned_data["mapping"]))
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean_relevance_threshold(self):
         value = self.cleaned_data["relevance_threshold"]

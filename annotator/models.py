@@ -65,6 +65,21 @@ class Project(models.Model):
         default=False,
         help_text="Show annotators an LLM judge's grade and reason as a suggestion (off: blind).",
     )
+    candidate_overlap = models.FloatField(
+        default=0.5,
+        help_text=(
+            "Candidates sharing more than this share of the shorter one's text (or lying "
+            "inside another) are shown as one card."
+        ),
+    )
+    mapping = models.CharField(
+        max_length=40,
+        default="any_overlap",
+        help_text=(
+            "How a label reaches the candidates it covers: any_overlap, contains, "
+            "evidence_overlap>=θ or chunk_overlap>=θ."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ProjectQuerySet.as_manager()
@@ -77,6 +92,10 @@ class Project(models.Model):
                 name="project_threshold_1_3",
             ),
             models.CheckConstraint(condition=Q(pool_depth__gte=1), name="project_pool_depth_pos"),
+            models.CheckConstraint(
+                condition=Q(candidate_overlap__gt=0, candidate_overlap__lte=1),
+                name="project_candidate_overlap_share",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -407,6 +426,8 @@ class Assignment(models.Model):
     time_spent_seconds = models.FloatField(default=0)
     opened_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Candidates left unjudged when the annotator confirmed "done" anyway.
+    unjudged_at_done = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["query_id", "id"]

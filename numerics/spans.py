@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -64,3 +65,34 @@ def page_of(page_starts: Sequence[int], offset: int) -> int | None:
     if not page_starts:
         return None
     return bisect.bisect_right(page_starts, offset)
+
+
+def fold_overlapping(document, start, end, threshold: float) -> np.ndarray:
+    """Fold spans that show the same text into one: the index of each span's representative.
+
+    Two spans of one document are the same piece of text when one lies inside the other, or
+    when they share at least ``threshold`` (in (0, 1]) of the shorter one's characters. The
+    longest spans become representatives first (ties: the earlier index); every other span
+    joins the first representative it folds into, else becomes one itself. So no two
+    representatives fold into each other, and each span folds into its representative.
+    """
+    if not 0 < threshold <= 1:
+        raise ValueError("the fold threshold is a share in (0, 1]")
+    spans = SpanArrays(document, start, end)
+    num, den = Fraction(repr(threshold)).limit_denominator(1_000_000).as_integer_ratio()
+    length = spans.end - spans.start
+    order = np.lexsort((np.arange(len(spans)), -length))
+    representative = np.arange(len(spans))
+    chosen: dict[int, list[int]] = {}
+    for index in order.tolist():
+        doc, a, b = int(spans.document[index]), int(spans.start[index]), int(spans.end[index])
+        for rep in chosen.get(doc, ()):
+            ra, rb = int(spans.start[rep]), int(spans.end[rep])
+            overlap = min(b, rb) - max(a, ra)
+            inside = ra <= a and b <= rb
+            if inside or (overlap > 0 and overlap * den >= num * min(b - a, rb - ra)):
+                representative[index] = rep
+                break
+        else:
+            chosen.setdefault(doc, []).append(index)
+    return representative

@@ -252,14 +252,16 @@ def test_every_copy_of_a_card_refreshes_itself_on_the_event(login, personas, cor
     client = login(personas["annotator"])
     pk = corpus["chunk"].pk
     body = grade_chunk(client, corpus, 1).content.decode()
-    assert body.lstrip().startswith('<article class="candidate graded" data-chunk=')
+    assert body.lstrip().startswith('<article class="candidate graded judged" data-chunk=')
     assert f'id="cand-{pk}"' not in body and f'id="found-{pk}"' not in body
     screen = client.get(urls(corpus)["annotator:label_query"]).content.decode()
     found = client.get(
         urls(corpus)["annotator:label_query_search"], {"q": "wings"}, HTTP_HX_REQUEST="true"
     ).content.decode()
+    doc = corpus["document"].pk
     listens = (
-        f'hx-trigger="labels-refresh" data-refresh data-refresh-chunk="{pk}" data-refresh-not-own'
+        f'hx-trigger="labels-refresh" data-refresh data-refresh-document="{doc}" '
+        "data-refresh-not-own"
     )
     for region, html in (("cand", screen), ("found", found)):
         place = html[html.index(f'id="{region}-{pk}"') :]
@@ -268,7 +270,7 @@ def test_every_copy_of_a_card_refreshes_itself_on_the_event(login, personas, cor
     # What the other copy fetches is the card as it is now.
     grade_chunk(client, corpus, 3)
     card = client.get(judge_url(corpus), {"chunk": pk}, HTTP_HX_REQUEST="true").content.decode()
-    assert card.startswith('<article class="candidate graded"') and 'data-grade="3"' in card
+    assert card.startswith('<article class="candidate graded judged"') and 'data-grade="3"' in card
     assert 'name="slot"' not in screen + found + card
 
 
@@ -462,8 +464,8 @@ def test_skip_needs_a_reason_and_moves_on(login, personas, corpus):
     assert partial.startswith('<section id="assignment-status"')
     a1.refresh_from_db()
     assert a1.status == "open" and a1.skip_reason == ""
-    # Done without htmx: a redirect to the next query.
-    response = client.post(url, {"action": "done"})
+    # Done without htmx (confirming the unjudged candidate): a redirect to the next query.
+    response = client.post(url, {"action": "done", "confirm": "1"})
     assert response.status_code == 302 and response["Location"] == f"/p/acme/label/{q2.pk}/"
     a1.refresh_from_db()
     assert a1.status == "done" and a1.finished_at is not None

@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.db.models import F, QuerySet
-from django.db.models.functions import Substr
+from django.db.models.functions import Length, Substr
 
 from numerics.spans import page_of
 
 from ..models import Chunk, Document, Granularity, Judgment, Query
 from ..search import highlight
 from ..suggestions import Suggestion, suggestions
+from .pieces import cover
 
 if TYPE_CHECKING:
     from .screen import Screen
@@ -41,23 +42,39 @@ class Card:
     end: int
     page: int | None
     text: str
+    doc_length: int = 0
     judgment_pk: int | None = None
     grade: int | None = None
     note: str = ""
     others: list[tuple[str, int, str]] = field(default_factory=list)  # name, grade, note
     pieces: list[tuple[str, bool]] | None = None  # search-hit highlighting
     suggestion: Suggestion | None = None  # post-edit mode: a judge's grade and reason
+    folded: list[str] = field(default_factory=list)  # ids of candidates shown by this card
+    covered_grade: int | None = None  # the best grade of the annotator's other labels on it
+    covered_by: str = ""  # which label that is
+
+    @property
+    def judged(self) -> bool:
+        return self.grade is not None or self.covered_grade is not None
 
 
-def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
-    """Cards for these chunks, in this order; chunks outside the project are dropped."""
+def chunk_cards(
+    screen: Screen, chunk_pks: list[int], folded: dict[int, list[int]] | None = None
+) -> list[Card]:
+    """Cards for these chunks, in this order; chunks outside the project are dropped.
+
+    Each card says what covers it (``pieces.cover``); ``folded`` names, per card, the pool
+    candidates it stands for (``pieces.fold_pool``)."""
     if not chunk_pks:
         return []
     # Filter by primary key only and check the project in Python: with a project filter
     # SQLite starts from the project's documents, which is slow for a large project.
     rows = (
         Chunk.objects.filter(pk__in=chunk_pks)
-        .annotate(body=Substr("document__text", F("start") + 1, F("end") - F("start")))
+        .annotate(
+            body=Substr("document__text", F("start") + 1, F("end") - F("start")),
+            doc_length=Length("document__text"),
+        )
         .values(
             "pk",
             "document__project_id",
@@ -69,6 +86,7 @@ def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
             "document__title",
             "document__page_starts",
             "body",
+            "doc_length",
         )
     )
     by_pk = {
@@ -82,6 +100,7 @@ def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
             end=r["end"],
             page=page_of(r["document__page_starts"] or [], r["start"]),
             text=r["body"] or "",
+            doc_length=r["doc_length"] or 0,
         )
         for r in rows
         if r["document__project_id"] == screen.project.pk
@@ -106,7 +125,17 @@ def chunk_cards(screen: Screen, chunk_pks: list[int]) -> list[Card]:
         for chunk_pk, suggestion in suggestions(screen.project, screen.query, list(by_pk)).items():
             if chunk_pk in by_pk:
                 by_pk[chunk_pk].suggestion = suggestion
-    return [by_pk[pk] for pk in chunk_pks if pk in by_pk]
+    cards = [by_pk[pk] for pk in chunk_pks if pk in by_pk]
+    if folded:
+        ids = dict(
+            Chunk.objects.filter(
+                pk__in=[m for c in cards for m in folded.get(c.chunk_pk, [])]
+            ).values_list("pk", "chunk_id")
+        )
+        for card in cards:
+            card.folded = [ids[m] for m in folded.get(card.chunk_pk, [])[1:] if m in ids]
+    cover(screen, cards)
+    return cards
 
 
 # ------------------------------------------------------------------ evidence rows

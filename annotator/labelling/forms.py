@@ -79,6 +79,7 @@ class StatusForm(forms.Form):
     )
     reason = forms.CharField(required=False, max_length=500, strip=True)
     elapsed = forms.FloatField(required=False)
+    confirm = forms.BooleanField(required=False)  # "done" although candidates are unjudged
 
     def clean(self):
         data = super().clean()

@@ -104,7 +104,8 @@ def _answer(screen: Screen, data: dict, change: LabelChange) -> dict:
         return {}  # the undo form shows nothing: every region refreshes on the event
     evidence = change.evidence
     if data.get("chunk"):
-        return {"card": next(iter(chunk_cards(screen, [evidence.chunk.pk])), None)}
+        cards = chunk_cards(screen, [evidence.chunk.pk], screen.pool_groups)
+        return {"card": next(iter(cards), None)}
     if evidence.granularity == Granularity.DOCUMENT and not data.get("judgment"):
         return {"result": next(iter(document_results(screen, [evidence.document.pk])), None)}
     judgment = change.judgment
@@ -136,7 +137,7 @@ def _evidence_fragment(request: HttpRequest, screen: Screen) -> HttpResponse:
             raise Http404("No such label")
         return TemplateResponse(request, ROW, screen.context(row=row))
     if data["chunk"]:
-        cards = chunk_cards(screen, [data["chunk"]])
+        cards = chunk_cards(screen, [data["chunk"]], screen.pool_groups)
         if not cards:
             raise Http404("No such chunk")
         return TemplateResponse(request, CARD, screen.context(card=cards[0]))

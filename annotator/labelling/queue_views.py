@@ -155,12 +155,18 @@ def label_query_status(request: HttpRequest, screen: Screen) -> HttpResponse:
         return HttpResponse(status=204)
     if assignment is None:
         return text_error(_("This query is not in your queue."))
+    unjudged = None
+    if data["action"] == "done":
+        unjudged = sum(not card.judged for card in screen.candidates)
+        if unjudged and not data["confirm"]:
+            work.add_time(assignment, seconds)
+            return _confirm_done(request, screen, unjudged)
     with transaction.atomic():
         work.add_time(assignment, seconds)
         if data["action"] == "skip":
             work.set_status(assignment, AssignmentStatus.SKIPPED, reason=data["reason"])
         elif data["action"] == "done":
-            work.set_status(assignment, AssignmentStatus.DONE)
+            work.set_status(assignment, AssignmentStatus.DONE, unjudged=unjudged)
         else:
             work.set_status(assignment, AssignmentStatus.OPEN)
     project, query = screen.project, screen.query
@@ -180,3 +186,14 @@ def label_query_status(request: HttpRequest, screen: Screen) -> HttpResponse:
     if request.htmx:
         return HttpResponseClientRedirect(target)
     return redirect(target)
+
+
+def _confirm_done(request: HttpRequest, screen: Screen, unjudged: int) -> HttpResponse:
+    """ "Done" with unjudged candidates: ask first (the status region, or the whole screen)."""
+    if request.htmx:
+        context = screen.context(confirm_unjudged=unjudged)
+        return TemplateResponse(request, "annotator/partials/label_status.html", context)
+    context = screen.context(
+        cards=screen.candidates, n_judged=screen.n_judged, confirm_unjudged=unjudged
+    )
+    return TemplateResponse(request, "annotator/label_query.html", context)

@@ -34,6 +34,7 @@ from ..models import DEFAULT_GRADE_LABELS, Assignment, Chunking, Membership, Pro
 from ..pool import candidate_chunk_ids, stable_shuffle
 from ..search import default_chunking
 from .cards import Card, EvidenceRow, chunk_cards, own_evidence
+from .pieces import fold_pool
 
 # The default grade labels, translated when a project keeps them unchanged.
 DEFAULT_LABELS_TRANSLATED = {
@@ -156,19 +157,26 @@ class Screen:
         return candidate_chunk_ids(self.query, self.project.pool_depth, chunking=self.chunking)
 
     @cached_property
+    def pool_groups(self) -> dict[int, list[int]]:
+        """The pool as pieces of text: each card's chunk → the candidates it stands for."""
+        return fold_pool(self.pool_ids, self.project.candidate_overlap)
+
+    @cached_property
     def candidates(self) -> list[Card]:
-        """The candidate cards, in this annotator's stable shuffle of the pool."""
-        order = stable_shuffle(self.pool_ids, annotator_id=self.user.pk, query_id=self.query.pk)
-        return chunk_cards(self, order)
+        """One card per piece of text, in this annotator's stable shuffle of the pool."""
+        groups = self.pool_groups
+        order = stable_shuffle(list(groups), annotator_id=self.user.pk, query_id=self.query.pk)
+        return chunk_cards(self, order, groups)
 
     @cached_property
     def n_judged(self) -> int:
-        return sum(card.grade is not None for card in self.candidates)
+        """Cards judged directly or covered by another of the annotator's labels."""
+        return sum(card.judged for card in self.candidates)
 
     @cached_property
     def my_evidence(self) -> list[EvidenceRow]:
         """The user's labels on the query that are not candidate cards of the screen."""
-        return own_evidence(self.query, self.user, exclude_chunks=set(self.pool_ids))
+        return own_evidence(self.query, self.user, exclude_chunks=set(self.pool_groups))
 
     @cached_property
     def assignment(self) -> Assignment | None:

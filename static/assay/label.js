@@ -171,8 +171,37 @@
   // Every change made here can be undone, except an undo itself.
   document.addEventListener("labels-changed", (event) => {
     const detail = event.detail || {};
-    if (detail.history && !detail.undone) pushUndo(detail.history);
+    if (detail.history && !detail.undone && !detail.remote) pushUndo(detail.history);
   });
+  // A label saved in another tab on the same query (the document view, a search) reaches
+  // this screen as the same event, so its counter and covered cards refresh without a
+  // reload; events from elsewhere are marked remote and never relayed again.
+  const channelName = () => {
+    const el = root();
+    return el && el.dataset.query ? `assay-labels-${el.dataset.project}-${el.dataset.query}` : null;
+  };
+  let channel = null;
+  document.addEventListener("DOMContentLoaded", () => {
+    const name = channelName();
+    if (!name || !("BroadcastChannel" in window)) return;
+    channel = new BroadcastChannel(name);
+    channel.onmessage = (message) => {
+      const detail = { ...message.data, remote: true };
+      document.body.dispatchEvent(new CustomEvent("labels-changed", { detail, bubbles: true }));
+    };
+  });
+  // Captured on the way down: htmx may fire the event on the body without bubbling.
+  document.addEventListener(
+    "labels-changed",
+    (event) => {
+      const detail = event.detail || {};
+      if (!channel || detail.remote) return;
+      // Only the change itself: htmx adds the element (which cannot be posted) to it.
+      const fields = ["history", "undone", "kind", "document", "chunk", "judgment"];
+      channel.postMessage(Object.fromEntries(fields.map((name) => [name, detail[name]])));
+    },
+    { capture: true },
+  );
   function undo() {
     const form = document.getElementById("undo-form");
     if (!form) return;
@@ -369,7 +398,7 @@
         const input = document.getElementById("search-input");
         if (input) input.focus();
         else handled = false;
-      } else if (key === "d") handled = click("done-button");
+      } else if (key === "d") handled = click("done-confirm") || click("done-button");
       else if (key === "s") {
         const reason = document.getElementById("skip-reason");
         if (reason) reason.focus();

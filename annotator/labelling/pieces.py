@@ -1,0 +1,98 @@
+"""One card per piece of text, and what covers it: the pool folded, labels mapped onto cards.
+
+A query's candidates are pieces of text, not chunk ids: candidates from several chunkings
+(or overlapping windows of one) that lie inside each other or share more than the
+project's ``candidate_overlap`` of the shorter one are one card (``numerics.spans.
+fold_overlapping``). A card's status comes from all the annotator's labels on the query —
+chunk, passage, page or whole document, made anywhere — mapped onto the card's span under
+the project's mapping policy, the rule the metrics use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.utils.translation import gettext as _
+
+from numerics.mapping import MappingPolicy, map_pairs
+from numerics.spans import SpanArrays, fold_overlapping, page_of
+
+from ..models import Chunk, Granularity, Judgment
+
+if TYPE_CHECKING:
+    from .cards import Card
+    from .screen import Screen
+
+
+def fold_pool(chunk_pks: list[int], threshold: float) -> dict[int, list[int]]:
+    """Representative chunk → the chunks folded into it (itself first), in pool order."""
+    rows = {
+        pk: (doc, start, end)
+        for pk, doc, start, end in Chunk.objects.filter(pk__in=chunk_pks).values_list(
+            "pk", "document_id", "start", "end"
+        )
+    }
+    pks = [pk for pk in dict.fromkeys(chunk_pks) if pk in rows]
+    if not pks:
+        return {}
+    columns = np.array([rows[pk] for pk in pks], dtype=np.int64).reshape(-1, 3)
+    representative = fold_overlapping(columns[:, 0], columns[:, 1], columns[:, 2], threshold)
+    groups: dict[int, list[int]] = {}
+    for pk, rep in zip(pks, representative.tolist(), strict=True):
+        groups.setdefault(pks[rep], []).append(pk)
+    for rep, members in groups.items():
+        members.sort(key=lambda pk: pk != rep)
+    return groups
+
+
+def describe(granularity: str, start: int, end: int, page_starts, chunk_id: str) -> str:
+    """A label as a card names it: "passage 120–180", "page 2", "whole document", a chunk."""
+    if granularity == Granularity.DOCUMENT:
+        return _("whole document")
+    if granularity == Granularity.PAGE:
+        return _("page %(n)s") % {"n": page_of(page_starts or [], start)}
+    if granularity == Granularity.CHUNK:
+        return _("chunk %(id)s") % {"id": chunk_id}
+    return _("passage %(start)d–%(end)d") % {"start": start, "end": end}
+
+
+def cover(screen: Screen, cards: list[Card]) -> None:
+    """Set each card's covering grade (the max over the annotator's other labels on the
+    query that reach the card's span) and which label that is."""
+    if not cards or screen.query is None:
+        return
+    labels = list(
+        Judgment.objects.of(screen.query, screen.user)
+        .filter(document_id__in={card.document_pk for card in cards})
+        .values_list(
+            "granularity",
+            "document_id",
+            "start",
+            "end",
+            "grade",
+            "chunk_id",
+            "chunk__chunk_id",
+            "document__page_starts",
+        )
+    )
+    if not labels:
+        return
+    policy = MappingPolicy.parse(screen.project.mapping or "any_overlap")
+    label, card_index = map_pairs(
+        SpanArrays(*zip(*((row[1], row[2], row[3]) for row in labels), strict=True)),
+        SpanArrays(
+            [card.document_pk for card in cards],
+            [card.start for card in cards],
+            [card.end for card in cards],
+        ),
+        policy=policy,
+    )
+    for row, index in zip(label.tolist(), card_index.tolist(), strict=True):
+        granularity, _document, start, end, grade, chunk_pk, chunk_id, pages = labels[row]
+        card = cards[index]
+        if granularity == Granularity.CHUNK and chunk_pk == card.chunk_pk:
+            continue  # the card's own grade, shown as such
+        if card.covered_grade is None or grade > card.covered_grade:
+            card.covered_grade = grade
+            card.covered_by = describe(granularity, start, end, pages, chunk_id or "")

@@ -53,8 +53,16 @@ class ProjectSettingsForm(forms.ModelForm):
             "guidelines": forms.Textarea(attrs={"rows": 8}),
         }
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Left out of a post, they keep their current values.
+        self.fields["candidate_overlap"].required = False
+        self.fields["mapping"].required = False
+
     def clean_candidate_overlap(self):
         value = self.cleaned_data["candidate_overlap"]
+        if value is None:
+            return self.instance.candidate_overlap
         if not 0 < value <= 1:
             raise forms.ValidationError(_("A share above 0 and at most 1, e.g. 0.5."))
         return value
@@ -62,6 +70,8 @@ class ProjectSettingsForm(forms.ModelForm):
     def clean_mapping(self):
         from numerics.mapping import MappingPolicy
 
+        if not self.cleaned_data["mapping"]:
+            return self.instance.mapping
         try:
             return str(MappingPolicy.parse(self.cleaned_data["mapping"]))
         except ValueError as error:

@@ -126,12 +126,12 @@ def test_cards_and_counter_listen_for_labels_anywhere_in_their_document(
     document = two_chunkings["document"].pk
     h0 = two_chunkings["halves"][0].pk
     assert (
-        f'hx-trigger="labels-changed[(detail.chunk=={h0}||detail.document=={document})'
-        '&&!this.contains(target)] from:body"'
+        f'hx-trigger="labels-refresh" data-refresh data-refresh-document="{document}" '
+        f'data-refresh-span-or-chunk="{h0}" data-refresh-not-own'
     ) in body
     counter = body[body.index('id="judged-count"') :]
     assert counter[: counter.index(">")].endswith(
-        'hx-trigger="labels-changed from:body" hx-swap="outerHTML"'
+        'hx-trigger="labels-refresh" data-refresh hx-swap="outerHTML"'
     )
 
 

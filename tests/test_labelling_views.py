@@ -261,7 +261,7 @@ def test_every_copy_of_a_card_refreshes_itself_on_the_event(login, personas, cor
     doc = corpus["document"].pk
     listens = (
         f'hx-trigger="labels-refresh" data-refresh data-refresh-document="{doc}" '
-        "data-refresh-not-own"
+        f'data-refresh-span-or-chunk="{pk}" data-refresh-not-own'
     )
     for region, html in (("cand", screen), ("found", found)):
         place = html[html.index(f'id="{region}-{pk}"') :]

@@ -57,7 +57,9 @@ document.addEventListener("submit", (event) => {
 // states its conditions as data attributes and gets a "labels-refresh" event when the
 // change concerns it: data-refresh-document / -chunk / -kind must equal the event's
 // detail; data-refresh-not-own skips the region whose own form saved; data-refresh-card
-// ("present" / "absent") asks whether the changed chunk is a candidate card on screen.
+// ("present" / "absent") asks whether the changed chunk is a candidate card on screen;
+// data-refresh-span-or-chunk takes span labels (passage, page, document) and only its own
+// chunk's labels, so a grade on one card does not refresh its neighbours.
 document.addEventListener("labels-changed", (event) => {
   const detail = event.detail || {};
   const source = event.target;
@@ -66,6 +68,12 @@ document.addEventListener("labels-changed", (event) => {
     if (want.refreshDocument && String(detail.document) !== want.refreshDocument) return;
     if (want.refreshChunk && String(detail.chunk) !== want.refreshChunk) return;
     if (want.refreshKind && detail.kind !== want.refreshKind) return;
+    if (
+      want.refreshSpanOrChunk &&
+      detail.kind === "chunk" &&
+      String(detail.chunk) !== want.refreshSpanOrChunk
+    )
+      return;
     if ("refreshNotOwn" in want && source instanceof Node && region.contains(source)) return;
     if (want.refreshCard) {
       const present = !!document.getElementById("cand-" + detail.chunk);

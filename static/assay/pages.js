@@ -49,4 +49,17 @@
   document.addEventListener("mouseup", () => setTimeout(follow, 20));
   document.addEventListener("keyup", () => setTimeout(follow, 20));
   document.addEventListener("htmx:afterSwap", () => (asked = ""));
+  // Saved evidence arrives as data-box="left top width height" (percent): the policy
+  // forbids style attributes, so the boxes are placed here.
+  function place(root) {
+    root.querySelectorAll("[data-box]").forEach((box) => {
+      const [left, top, width, height] = box.dataset.box.split(" ");
+      box.style.left = left + "%";
+      box.style.top = top + "%";
+      box.style.width = width + "%";
+      box.style.height = height + "%";
+    });
+  }
+  document.addEventListener("DOMContentLoaded", () => place(document));
+  document.addEventListener("htmx:load", (event) => place(event.target));
 })();

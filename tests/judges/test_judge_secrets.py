@@ -50,3 +50,35 @@ def test_key_is_used_but_never_stored_nor_logged(judging, monkeypatch, caplog):
     for secret in (KEY, WRONG_KEY, KEY[-8:], WRONG_KEY[-8:]):
         assert secret not in dump
         assert secret not in caplog.text
+
+
+def test_key_never_appears_on_pages_or_exports(judging, monkeypatch, login, tmp_path):
+    from django.urls import reverse
+
+    from gold.services import ConsensusPolicy, freeze_gold_set
+
+    refused = run_jobs(judging, monkeypatch)
+    client = login(judging["owner"])
+    judge = judging["judge"]
+    pages = [
+        reverse("judges:list", args=["acme"]),
+        reverse("judges:detail", args=["acme", judge.pk]),
+        reverse("judges:job", args=["acme", refused.pk]),
+        reverse("judges:calibration", args=["acme"]),
+        reverse("annotator:label_query", args=["acme", judging["queries"][0].pk]),
+        reverse("metrics:qrels_file", args=["acme"]) + "?level=c",
+    ]
+    gold = freeze_gold_set(
+        judging["project"],
+        "g",
+        policy=ConsensusPolicy(),
+        annotators=["anna", refused.version.annotator.username],
+    )
+    for fmt in ("jsonl", "qrels"):
+        pages.append(reverse("gold:export", args=["acme", gold.pk]) + f"?format={fmt}&level=c")
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        for secret in (KEY, WRONG_KEY, KEY[-8:], WRONG_KEY[-8:]):
+            assert secret.encode() not in body, url

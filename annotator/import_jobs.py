@@ -18,7 +18,7 @@ from django_tasks import task
 
 from formats import FileRejected
 
-from .importing import run_import
+from .importing import ImportResult, run_import
 from .models import ImportJob, ImportStatus
 
 
@@ -111,26 +111,34 @@ def execute_job(job_id: int) -> ImportJob:
     side = progress_path(job)
     progress = JobProgress(job)
     try:
-        created = _import(job, progress)
+        result = _import(job, progress)
     except FileRejected as failure:
         job.status, job.errors = ImportStatus.FAILED, failure.errors
     except Exception as error:  # an unexpected failure must still end the job visibly
         job.status, job.errors = ImportStatus.FAILED, [f"internal error: {error}"]
         raise
     else:
-        job.status, job.created_count = ImportStatus.DONE, created
+        job.status, job.created_count = ImportStatus.DONE, result.created
+        job.detail = result.detail[:500]
     finally:
         job.finished_at = timezone.now()
         job.processed_bytes = job.size if job.status == ImportStatus.DONE else 0
         job.save(
-            update_fields=["status", "errors", "created_count", "finished_at", "processed_bytes"]
+            update_fields=[
+                "status",
+                "errors",
+                "created_count",
+                "detail",
+                "finished_at",
+                "processed_bytes",
+            ]
         )
         Path(job.path).unlink(missing_ok=True)
         side.unlink(missing_ok=True)
     return job
 
 
-def _import(job: ImportJob, progress) -> int:
+def _import(job: ImportJob, progress) -> ImportResult:
     options = job.options
     result = run_import(
         job.kind,
@@ -142,4 +150,4 @@ def _import(job: ImportJob, progress) -> int:
         changed_by=job.created_by,
         source_name=job.filename,
     )
-    return result.created
+    return result

@@ -378,6 +378,8 @@ class ImportJob(models.Model):
         max_length=16, choices=ImportStatus.choices, default=ImportStatus.PENDING
     )
     created_count = models.PositiveIntegerField(default=0)
+    # What the import says about itself when done (e.g. lines dropped under keep-known).
+    detail = models.CharField(max_length=500, blank=True, default="")
     errors = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -1,12 +1,16 @@
 from django.urls import path
 
-from . import views
+from . import metrics_views, openapi, views
 
 app_name = "api"
 
 urlpatterns = [
     path("account/tokens/", views.tokens, name="tokens"),
-    path("api/p/<slug:slug>/runs/", views.upload_run, name="upload_run"),
-    path("api/p/<slug:slug>/runs/<int:pk>/metrics/", views.run_metrics, name="run_metrics"),
+    path("api/openapi.json", openapi.schema, name="openapi"),
+    path("api/p/<slug:slug>/runs/", metrics_views.runs, name="upload_run"),
+    path("api/p/<slug:slug>/gold/", metrics_views.gold_list, name="gold_list"),
+    path("api/p/<slug:slug>/compare/", metrics_views.compare, name="compare"),
+    path("api/p/<slug:slug>/runs/<int:pk>/metrics/", metrics_views.run_metrics, name="run_metrics"),
+    path("api/p/<slug:slug>/runs/<int:pk>/gate/", metrics_views.gate, name="gate"),
     path("api/p/<slug:slug>/gold/<int:pk>/export/", views.gold_export, name="gold_export"),
 ]

@@ -26,9 +26,6 @@ from gold.export import FORMATS, build_export, render_export
 from gold.forms import ExportForm
 from gold.models import GoldSet
 from gold.units import levels
-from metrics.evaluation import can_evaluate, evaluate_run
-from metrics.forms import DashboardForm
-from metrics.models import Run
 from metrics.run_import import import_run
 
 from .models import ApiToken
@@ -127,33 +124,6 @@ def upload_run(request, slug: str):
             "dropped": run.n_dropped,
         },
         status=201,
-    )
-
-
-@token_required
-@require_GET
-def run_metrics(request, slug: str, pk: int):
-    """Means and per-query values of a run: ``?level=&k=&gold=live|<id>&mapping=``."""
-    project, membership = get_project_for_user(request, slug)
-    run = get_object_or_404(Run.objects.without_results(), project=project, pk=pk)
-    form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid():
-        return JsonResponse({"error": "bad parameters", "fields": form.errors}, status=400)
-    if not can_evaluate(run, form.cleaned_data["level"]):
-        return JsonResponse({"error": "this run cannot be evaluated at that level"}, status=400)
-    setting = form.setting()
-    scores = evaluate_run(run, setting.gold, setting.names)
-    return JsonResponse(
-        {
-            "run": run.name,
-            "level": setting.level,
-            "gold": setting.gold.description,
-            "mean": {n: scores.mean(n) for n in setting.names},
-            "per_query": {
-                qid: {n: float(scores.values[n][i]) for n in setting.names}
-                for i, qid in enumerate(setting.gold.qids)
-            },
-        }
     )
 
 

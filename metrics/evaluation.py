@@ -10,15 +10,17 @@ same numbers (tested).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from urllib.parse import urlencode
 
 import numpy as np
+from django.db.models import Count, F, Q
+from django.db.models.functions import Length
 
-from annotator.models import Project, Query
+from annotator.models import Judgment, Project, Query
 from gold.models import GoldSet
-from gold.units import UnitGrades, Units, gold_unit_grades
+from gold.units import DOCUMENTS, UnitGrades, Units, gold_unit_grades
 from numerics.mapping import MappingPolicy
 from numerics.measures import RunIndex, evaluate_index, index_run
 from numerics.significance import bootstrap_cis
@@ -28,16 +30,27 @@ from .rankings import LevelMismatch, cache, can_evaluate, lookup, ranked_run, un
 
 __all__ = ["LevelMismatch", "can_evaluate", "lookup"]  # where the views meet them
 
-DASHBOARD_MEASURES = [
-    ("Hit@{k}", "Hit@k"),
-    ("P@{k}", "P@k"),
-    ("R@{k}", "R@k"),
-    ("F1@{k}", "F1@k"),
-    ("MRR@{k}", "MRR@k"),
-    ("MAP", "MAP"),
-    ("nDCG@{k}", "nDCG@k"),
-    ("Rprec", "R-precision"),
+# The dashboard level at which every run is measured on its own units: a chunk run on its
+# chunking's chunks, a document run on documents, all from the same labels.
+OWN = "own"
+# Above this share of whole-document labels, chunk and page figures earn a warning.
+DOCUMENT_LABEL_WARNING = 0.5
+
+# The dashboard's measures until a user chooses others: registry names, "@k" standing for
+# the dashboard's cutoff.
+DEFAULT_MEASURES = ["Hit@k", "P@k", "R@k", "F1@k", "MRR@k", "MAP", "nDCG@k", "Rprec"]
+# Offered as checkboxes by the measure picker; any other registry name can be typed.
+MEASURE_CATALOGUE = [
+    *DEFAULT_MEASURES,
+    "RR",
+    "Bpref",
+    "P(rel=2)@k",
+    "R(rel=2)@k",
+    "nDCG(dcg='exp-log2')@k",
+    "nDCG",
+    "Success(rel=2)@k",
 ]
+MAX_MEASURES = 20
 LOW_COVERAGE = 0.8  # Judged@k below this earns a warning
 # Percentile bootstrap intervals on the dashboard: 1,000 resamples (Efron & Tibshirani
 # 1993 advise at least that many for percentile intervals), drawn once per query count.
@@ -102,18 +115,32 @@ def load_gold(
     return Gold(grades, gold_set, project.relevance_threshold)
 
 
+def own_level(run: Run) -> str:
+    """The level of a run's own units: its chunking's name, or documents."""
+    return run.chunking.name if run.chunking_id else DOCUMENTS
+
+
 @dataclass(frozen=True)
 class EvaluationSetting:
-    """What runs are measured against: gold grades at a level, a cutoff k and the measures."""
+    """What runs are measured against: gold grades at a level, a cutoff k and the measures.
+
+    At level ``own`` each run is measured at its own level (``gold_for``); ``gold`` is then
+    the document-level gold, which names the gold source and the judged queries.
+    """
 
     gold: Gold
     k: int
     mapping: MappingPolicy
     measures: list[tuple[str, str]]  # (engine name, column label), as ``dashboard_measures``
+    own: bool = False
+    charts: tuple[str, ...] = ()  # the measures the chart draws (engine names)
+    templates: tuple[str, ...] = tuple(DEFAULT_MEASURES)  # the measures as chosen
+    project: Project | None = None
+    _golds: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def level(self) -> str:
-        return self.gold.units.level
+        return OWN if self.own else self.gold.units.level
 
     @property
     def names(self) -> list[str]:
@@ -133,15 +160,49 @@ class EvaluationSetting:
                 "level": self.level,
                 "k": self.k,
                 "mapping": str(self.mapping),
-            }
+                "measure": list(self.templates),
+                "chart": list(self.chart_names),
+            },
+            doseq=True,
         )
 
+    @property
+    def chart_names(self) -> list[str]:
+        """The measures the chart draws: the chosen ones, else nDCG@k (or the first)."""
+        if self.charts:
+            return list(self.charts)
+        return [self.measure("")[0]]
+
+    def can_evaluate(self, run: Run) -> bool:
+        return self.own or can_evaluate(run, self.level)
+
+    def gold_for(self, run: Run) -> Gold:
+        """The gold a run is measured against: at its own level when ``own``."""
+        if not self.own:
+            return self.gold
+        level = own_level(run)
+        if level == self.gold.units.level:
+            return self.gold
+        if level not in self._golds:
+            self._golds[level] = load_gold(
+                self.project, level, gold_set=self.gold.gold_set, mapping=self.mapping
+            )
+        return self._golds[level]
+
+    def for_run(self, run: Run) -> EvaluationSetting:
+        """This setting at one run's level (itself unless ``own``)."""
+        if not self.own:
+            return self
+        return replace(self, gold=self.gold_for(run), own=False, _golds={})
+
     def measure(self, requested: str) -> tuple[str, str]:
-        """(engine name, label) of a measure named either way; nDCG@k otherwise."""
+        """(engine name, label) of a measure named either way; nDCG@k (or the first)
+        otherwise."""
         for name, label in self.measures:
             if requested in (name, label):
                 return name, label
-        return self.measures[6]
+        fallback = f"nDCG@{self.k}"
+        return next((m for m in self.measures if m[0] == fallback), self.measures[0])
 
 
 def evaluation_setting(
@@ -151,11 +212,59 @@ def evaluation_setting(
     k: int = 10,
     gold_set: GoldSet | None = None,
     mapping: MappingPolicy | None = None,
+    measures: list[str] | None = None,
+    charts: list[str] | None = None,
 ) -> EvaluationSetting:
-    """The setting of the dashboards and the API: gold grades loaded at ``level``."""
+    """The setting of the dashboards and the API: gold grades loaded at ``level`` (at
+    documents for ``own``, the other levels' grades as runs need them)."""
     mapping = mapping or MappingPolicy.parse("any_overlap")
-    gold = load_gold(project, level, gold_set=gold_set, mapping=mapping)
-    return EvaluationSetting(gold, k, mapping, dashboard_measures(k))
+    own = level == OWN
+    templates = tuple(measures or DEFAULT_MEASURES)
+    gold = load_gold(project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping)
+    return EvaluationSetting(
+        gold,
+        k,
+        mapping,
+        dashboard_measures(k, templates),
+        own=own,
+        project=project,
+        charts=tuple(charts or ()),
+        templates=templates,
+    )
+
+
+def default_level(project: Project) -> str:
+    """``own`` when the project's runs span several chunkings, else documents."""
+    chunkings = (
+        Run.objects.filter(project=project, chunking__isnull=False)
+        .values("chunking")
+        .distinct()
+        .count()
+    )
+    return OWN if chunkings > 1 else DOCUMENTS
+
+
+def document_label_share(project: Project, gold_set: GoldSet | None) -> float | None:
+    """Share of the relevant labels (grade > 0) behind the gold that span whole documents;
+    None without relevant labels. At chunk or page level each such label makes every unit
+    of its document relevant."""
+    labels = gold_set.labels.all() if gold_set else Judgment.objects.filter(query__project=project)
+    counts = (
+        labels.filter(grade__gt=0)
+        .annotate(length=Length("document__text"))
+        .aggregate(total=Count("pk"), whole=Count("pk", filter=Q(start=0, end=F("length"))))
+    )
+    return counts["whole"] / counts["total"] if counts["total"] else None
+
+
+def coarse_label_warning(setting: EvaluationSetting, runs: list[Run]) -> float | None:
+    """The whole-document label share when it exceeds ``DOCUMENT_LABEL_WARNING`` and some
+    figure is at chunk or page level; else None."""
+    finer = any(run.chunking_id for run in runs) if setting.own else setting.level != DOCUMENTS
+    if not finer or setting.project is None:
+        return None
+    share = document_label_share(setting.project, setting.gold.gold_set)
+    return share if share is not None and share > DOCUMENT_LABEL_WARNING else None
 
 
 @dataclass
@@ -195,12 +304,22 @@ def evaluate_run(run: Run, gold: Gold, measures: list[str]) -> RunScores:
     return RunScores(run=run, gold=gold, values=values)
 
 
-def dashboard_measures(k: int) -> list[tuple[str, str]]:
+def measure_catalogue(setting: EvaluationSetting) -> list[dict]:
+    """The picker's entries: catalogue and chosen measures, each with whether it is chosen."""
+    chosen = list(setting.templates)
+    entries = list(dict.fromkeys([*MEASURE_CATALOGUE, *chosen]))
+    return [{"template": t, "chosen": t in chosen} for t in entries]
+
+
+def measure_name(template: str, k: int) -> str:
+    """A chosen measure at the dashboard's cutoff: ``nDCG@k`` → ``nDCG@10``."""
+    return template[:-2] + f"@{k}" if template.endswith("@k") else template
+
+
+def dashboard_measures(k: int, templates=DEFAULT_MEASURES) -> list[tuple[str, str]]:
     """(engine name, column label) of the dashboard's measures at cutoff k."""
-    return [
-        (name.format(k=k), label.replace("k", str(k)) if "@k" in label else label)
-        for name, label in DASHBOARD_MEASURES
-    ]
+    names = list(dict.fromkeys(measure_name(t, k) for t in templates))
+    return [(name, name) for name in names]
 
 
 def run_lines(run: Run, gold: Gold) -> list[str]:

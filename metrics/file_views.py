@@ -13,7 +13,7 @@ from web.spreadsheets import csv_text, xlsx_bytes
 
 from . import charts, reports
 from .access import get_run_for_user, project_run
-from .evaluation import EvaluationSetting, can_evaluate, qrels_lines, run_lines
+from .evaluation import EvaluationSetting, qrels_lines, run_lines
 from .forms import DashboardForm, MetricsExportForm
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -57,8 +57,9 @@ def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
     setting, data = form.setting(), form.cleaned_data
     if data["run"]:
         run = project_run(project, data["run"])
-        if not can_evaluate(run, setting.level):
+        if not setting.can_evaluate(run):
             return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
+        setting = setting.for_run(run)
         _scores, rows = reports.per_query(run, setting)
         header = ["qid", "query", *(label for _name, label in setting.measures)]
         table = [
@@ -84,8 +85,8 @@ def dashboard_chart(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(_("Bad dashboard parameters."))
     setting = form.setting()
     rows = reports.run_rows(project, setting)
-    svg, label = reports.bar_chart(rows, setting, form.cleaned_data["chart"])
-    return attachment(svg, SVG, f"{project.slug}-{label}.svg")
+    svg = reports.bar_chart(rows, setting, setting.chart_names)
+    return attachment(svg, SVG, f"{project.slug}-{'-'.join(setting.chart_names)}.svg")
 
 
 @login_required
@@ -94,9 +95,12 @@ def run_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The run as a TREC file at the chosen level, in its ranking (what `evaluate` reads)."""
     _project, membership, run = get_run_for_user(request, slug, pk)
     form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid() or not can_evaluate(run, form.cleaned_data["level"]):
+    if not form.is_valid():
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
+    if not setting.can_evaluate(run):
+        return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
+    setting = setting.for_run(run)
     content = "\n".join(run_lines(run, setting.gold)) + "\n"
     return attachment(content, TEXT, f"{run.name}-{setting.level}.run")
 
@@ -110,6 +114,8 @@ def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
+    if setting.own:
+        return HttpResponseBadRequest(_("Choose a level: documents, pages or a chunking."))
     content = "\n".join(qrels_lines(setting.gold)) + "\n"
     return attachment(content, TEXT, f"{project.slug}-{setting.level}.qrels")
 
@@ -120,9 +126,12 @@ def run_histogram(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The run page's histogram of one measure's per-query values as an SVG file."""
     _project, membership, run = get_run_for_user(request, slug, pk)
     form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid() or not can_evaluate(run, form.cleaned_data["level"]):
+    if not form.is_valid():
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
+    if not setting.can_evaluate(run):
+        return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
+    setting = setting.for_run(run)
     _scores, rows = reports.per_query(run, setting)
     name, label = setting.measure(form.cleaned_data["sort"])
     svg = charts.histogram(f"{label} per query · {run.name}", [r["values"][name] for r in rows])

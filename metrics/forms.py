@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from urllib.parse import urlencode
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -11,8 +14,19 @@ from gold.forms import MAPPING_CHOICES
 from gold.units import levels
 from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
+from numerics.measures import parse_measure
 
-from .evaluation import EvaluationSetting, evaluation_setting
+from .access import MAX_ID
+from .evaluation import (
+    DEFAULT_MEASURES,
+    MAX_MEASURES,
+    OWN,
+    EvaluationSetting,
+    default_level,
+    evaluation_setting,
+    measure_name,
+)
+from .models import MeasureChoice
 
 
 class DashboardForm(forms.Form):
@@ -26,16 +40,27 @@ class DashboardForm(forms.Form):
     level = forms.CharField(required=False, max_length=200)
     k = forms.IntegerField(required=False, min_value=1, max_value=1000)
     mapping = forms.ChoiceField(required=False, choices=MAPPING_CHOICES)
-    chart = forms.CharField(required=False, max_length=40)
     tag = forms.CharField(required=False, max_length=200)
     sort = forms.CharField(required=False, max_length=40)
     desc = forms.BooleanField(required=False)
-    other = forms.IntegerField(required=False, min_value=1)  # a drill-down's second run
+    other = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)  # 2nd run
+    baseline = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    # The dashboard's run filters and grouping: a run tag, a parameter "key=value", and
+    # a parameter key (or "tag", "series", "chunking") to group the rows by.
+    run_tag = forms.CharField(required=False, max_length=200)
+    param = forms.CharField(required=False, max_length=400)
+    group = forms.CharField(required=False, max_length=200)
 
-    def __init__(self, data, *, membership):
+    def __init__(self, data, *, membership, remembered: bool = True):
+        """``remembered``: without ``measure`` parameters, use the measures the member
+        chose last (pages); the API passes False and gets the defaults."""
         super().__init__(data)
         self.membership = membership
         self.project = membership.project
+        self.user = membership.user if remembered else None
+        listed = getattr(data, "getlist", lambda key: data.get(key) or [])
+        self.requested_measures = [m.strip() for m in listed("measure") if m.strip()]
+        self.requested_charts = [m.strip() for m in listed("chart") if m.strip()]
 
     def clean_gold(self):
         value = self.cleaned_data["gold"]
@@ -43,7 +68,7 @@ class DashboardForm(forms.Form):
             return default_gold_set(self.membership, self.project.gold_sets.all())
         if value == "live":
             gold_set = None
-        elif not value.isdigit():
+        elif not (value.isascii() and value.isdigit() and len(value) <= 15):
             raise forms.ValidationError(_("Choose live labels or a gold set."))
         else:
             gold_set = self.project.gold_sets.filter(pk=int(value)).first()
@@ -53,16 +78,53 @@ class DashboardForm(forms.Form):
         return gold_set
 
     def clean_level(self):
-        level = self.cleaned_data["level"] or "documents"
-        if level not in levels(self.project):
+        level = self.cleaned_data["level"] or default_level(self.project)
+        if level != OWN and level not in levels(self.project):
             raise forms.ValidationError(_("Unknown level."))
         return level
+
+    def clean_param(self) -> tuple[str, str] | None:
+        value = self.cleaned_data["param"]
+        if not value:
+            return None
+        key, equals, wanted = value.partition("=")
+        if not equals or not key.strip():
+            raise forms.ValidationError(_("Filter by a parameter as key=value."))
+        return key.strip(), wanted.strip()
+
+    @property
+    def view_query(self) -> str:
+        """The filters and grouping as URL parameters (kept by the refresh and links)."""
+        data = self.cleaned_data
+        params = {"run_tag": data.get("run_tag"), "group": data.get("group")}
+        if data.get("param"):
+            params["param"] = "=".join(data["param"])
+        return urlencode({k: v for k, v in params.items() if v})
 
     def clean_k(self):
         return self.cleaned_data["k"] or 10
 
     def clean_mapping(self):
         return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
+
+    def clean(self):
+        data = super().clean()
+        k = data.get("k") or 10
+        measures = self.requested_measures or remembered_measures(self.user, self.project)
+        if len(measures) > MAX_MEASURES:
+            raise forms.ValidationError(_("Choose at most %(n)d measures.") % {"n": MAX_MEASURES})
+        for template in measures:
+            try:
+                parse_measure(measure_name(template, k))
+            except ValueError as error:
+                raise forms.ValidationError(str(error)) from None
+        names = {measure_name(t, k) for t in measures or DEFAULT_MEASURES}
+        charts = [measure_name(c, k) for c in self.requested_charts]
+        if any(c not in names for c in charts):
+            raise forms.ValidationError(_("The chart draws only the dashboard's measures."))
+        data["measures"] = measures
+        data["charts"] = list(dict.fromkeys(charts))
+        return data
 
     def setting(self) -> EvaluationSetting:
         """The evaluation setting the parameters name (gold grades loaded); once valid."""
@@ -73,7 +135,44 @@ class DashboardForm(forms.Form):
             k=data["k"],
             gold_set=data["gold"],
             mapping=data["mapping"],
+            measures=data["measures"] or None,
+            charts=data["charts"],
         )
+
+
+def remembered_measures(user, project) -> list[str]:
+    """The measures ``user`` last chose for ``project``'s dashboards ([] if none)."""
+    if user is None or not user.is_authenticated:
+        return []
+    choice = MeasureChoice.objects.filter(user=user, project=project).first()
+    return list(choice.measures) if choice else []
+
+
+class MeasureChoiceForm(forms.Form):
+    """The measure picker: ticked catalogue entries and typed registry names."""
+
+    measure = forms.MultipleChoiceField(required=False, choices=[])
+    other = forms.CharField(required=False, max_length=1000)
+
+    def __init__(self, data, *, catalogue: list[str]):
+        super().__init__(data)
+        self.fields["measure"].choices = [(m, m) for m in catalogue]
+
+    def clean(self):
+        data = super().clean()
+        typed = [m.strip() for m in (data.get("other") or "").split(",") if m.strip()]
+        measures = list(dict.fromkeys([*data.get("measure", []), *typed]))
+        if not measures:
+            raise forms.ValidationError(_("Choose at least one measure."))
+        if len(measures) > MAX_MEASURES:
+            raise forms.ValidationError(_("Choose at most %(n)d measures.") % {"n": MAX_MEASURES})
+        for template in measures:
+            try:
+                parse_measure(measure_name(template, 10))
+            except ValueError as error:
+                raise forms.ValidationError(str(error)) from None
+        data["measures"] = measures
+        return data
 
 
 class JudgeForm(forms.Form):
@@ -92,7 +191,46 @@ class MetricsExportForm(DashboardForm):
     """A metrics export: means per run, or per-query values of one ``run``."""
 
     format = forms.ChoiceField(required=False, choices=[("csv", "CSV"), ("xlsx", "Excel")])
-    run = forms.IntegerField(required=False, min_value=1)
+    run = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
 
     def clean_format(self) -> str:
         return self.cleaned_data["format"] or "csv"
+
+
+class RunEditForm(forms.Form):
+    """What an owner may change on a run: its name, parameters, tags and series."""
+
+    name = forms.CharField(max_length=200)
+    parameters = forms.CharField(required=False, max_length=10_000, widget=forms.Textarea)
+    tags = forms.CharField(required=False, max_length=1000)
+    series = forms.CharField(required=False, max_length=200)
+
+    def __init__(self, data, *, run):
+        super().__init__(data)
+        self.run = run
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        taken = self.run.project.runs.filter(name=name).exclude(pk=self.run.pk).exists()
+        if not name or taken:
+            raise forms.ValidationError(_("Another run of this project has that name."))
+        return name
+
+    def clean_parameters(self) -> dict:
+        text = (self.cleaned_data["parameters"] or "").strip()
+        if not text:
+            return {}
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            raise forms.ValidationError(_("Parameters must be a JSON object.")) from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError(_("Parameters must be a JSON object."))
+        return value
+
+    def clean_tags(self) -> list[str]:
+        tags = [t.strip() for t in (self.cleaned_data["tags"] or "").split(",")]
+        return list(dict.fromkeys(t for t in tags if t))
+
+    def clean_series(self) -> str:
+        return (self.cleaned_data["series"] or "").strip()

@@ -28,6 +28,10 @@ class RunQuerySet(models.QuerySet):
     def without_results(self) -> RunQuerySet:
         return self.defer("results")
 
+    def active(self) -> RunQuerySet:
+        """Runs shown on dashboards and in comparisons: not archived."""
+        return self.filter(archived_at__isnull=True)
+
 
 class Run(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
@@ -54,6 +58,12 @@ class Run(models.Model):
         related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Labels the owners give runs ("baseline", "reranker"), for filtering and grouping.
+    tags = models.JSONField(default=list, blank=True)
+    # The pipeline whose builds the run belongs to (its series has a trend chart).
+    series = models.CharField(max_length=200, blank=True, default="")
+    # Archived runs leave dashboards and comparisons; they can be restored.
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -93,3 +103,20 @@ class Run(models.Model):
             return empty, empty, np.zeros(0, dtype=np.float64)
         with np.load(io.BytesIO(bytes(self.results))) as data:
             return data["query"], data["item"], data["score"]
+
+
+class MeasureChoice(models.Model):
+    """The measures a user chose for a project's dashboards (registry names; ``@k`` stands
+    for the dashboard's cutoff)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    measures = models.JSONField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "project"], name="measure_choice_unique")
+        ]
+
+    def __str__(self) -> str:
+        return ", ".join(self.measures)

@@ -61,6 +61,18 @@ class ArrayCache:
                     self._bytes -= old_size
         return value
 
+    def discard(self, predicate: Callable[[tuple], bool]) -> int:
+        """Drop every entry whose key satisfies ``predicate``; how many were dropped."""
+        with self._lock:
+            keys = [key for key in self._items if predicate(key)]
+            for key in keys:
+                _value, size = self._items.pop(key)
+                self._bytes -= size
+        return len(keys)
+
+    def __contains__(self, key) -> bool:
+        return key in self._items
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -150,6 +162,14 @@ class RankedRun:
         if i < self.query.size and self.query[i] == query_pk:
             return slice(int(self.bounds[i]), int(self.bounds[i + 1]))
         return slice(0, 0)
+
+
+def forget_run(run_pk: int) -> int:
+    """Free everything cached for a run (its stored, ranked and indexed arrays)."""
+    return cache.discard(lambda key: len(key) > 1 and key[0] in RUN_KEYS and key[1] == run_pk)
+
+
+RUN_KEYS = ("stored", "ranked", "index")
 
 
 def _version(run: Run) -> tuple:

@@ -16,7 +16,6 @@ from .evaluation import (
     LOW_COVERAGE,
     EvaluationSetting,
     RunScores,
-    can_evaluate,
     evaluate_run,
     lookup,
 )
@@ -26,14 +25,48 @@ from .rankings import ranked_run
 SNIPPET = 400  # characters of a unit's text shown in a drill-down
 
 
-def run_rows(project: Project, setting: EvaluationSetting) -> list[dict]:
-    """One row per run that can be evaluated at the level: means with 95 % intervals."""
+def run_filter(runs, *, tag: str = "", param: tuple[str, str] | None = None) -> list[Run]:
+    """Runs carrying ``tag`` and whose parameter ``key`` reads ``value`` (as text)."""
+    chosen = []
+    for run in runs:
+        if tag and tag not in run.tags:
+            continue
+        if param and str(run.parameters.get(param[0], "")) != param[1]:
+            continue
+        chosen.append(run)
+    return chosen
+
+
+def group_value(run: Run, group: str) -> str:
+    """The value of a run that the dashboard groups by: its tags, series, chunking or a
+    parameter."""
+    if group == "tag":
+        return ", ".join(run.tags) or "—"
+    if group == "series":
+        return run.series or "—"
+    if group == "chunking":
+        return run.chunking.name if run.chunking_id else "documents"
+    value = run.parameters.get(group)
+    return "—" if value is None else str(value)
+
+
+def run_rows(
+    project: Project,
+    setting: EvaluationSetting,
+    *,
+    tag: str = "",
+    param: tuple[str, str] | None = None,
+) -> list[dict]:
+    """One row per active run that can be evaluated at the level (and passes the filters):
+    means with 95 % intervals."""
     names = [*setting.names, setting.judged]
     rows = []
-    for run in Run.objects.filter(project=project).select_related("chunking").without_results():
-        if not can_evaluate(run, setting.level):
+    runs = Run.objects.filter(project=project).active().select_related("chunking")
+    for run in run_filter(runs.without_results(), tag=tag, param=param):
+        if not setting.can_evaluate(run):
             continue
-        scores = evaluate_run(run, setting.gold, names)
+        gold = setting.gold_for(run)
+        scores = evaluate_run(run, gold, names)
         cells = []
         for name, label in setting.measures:
             interval = scores.interval(name)
@@ -50,6 +83,8 @@ def run_rows(project: Project, setting: EvaluationSetting) -> list[dict]:
         rows.append(
             {
                 "run": run,
+                "unit_level": gold.units.level,
+                "n_units": len(gold.units.ids),
                 "cells": cells,
                 "judged": judged,
                 "low_coverage": judged < LOW_COVERAGE,
@@ -59,18 +94,58 @@ def run_rows(project: Project, setting: EvaluationSetting) -> list[dict]:
     return rows
 
 
-def bar_chart(rows: list[dict], setting: EvaluationSetting, requested: str) -> tuple[str, str]:
-    """(SVG, measure label) of the runs' means of one measure, with their intervals."""
-    name, label = setting.measure(requested)
-    svg = charts.bar_chart(
-        f"{label} · {setting.level}",
-        [(r["run"].name, r["scores"].mean(name), r["scores"].interval(name)) for r in rows],
+def bar_chart(rows: list[dict], setting: EvaluationSetting, names: list[str]) -> str:
+    """SVG of the runs' means of the chosen measures with their intervals, runs sorted by
+    the first measure (best first)."""
+    ordered = sorted(rows, key=lambda r: (-r["scores"].mean(names[0]), r["run"].name))
+    return charts.bar_chart(
+        f"{', '.join(names)} · {setting.level}",
+        names,
+        [
+            (
+                r["run"].name,
+                [r["scores"].mean(n) for n in names],
+                [r["scores"].interval(n) for n in names],
+            )
+            for r in ordered
+        ],
     )
-    return svg, label
+
+
+def tag_breakdown(rows: list[dict], setting: EvaluationSetting) -> dict:
+    """Each measure's mean per query tag for every run: {"tags", "measures": [{"label",
+    "rows": [(run, [mean or None per tag])]}]}; empty without tagged queries."""
+    tags_of = dict(Query.objects.filter(project=setting.project).values_list("pk", "tags"))
+    tags = sorted({t for values in tags_of.values() for t in values})
+    if not tags or not rows:
+        return {"tags": [], "measures": []}
+    measures = []
+    masks: dict[str, dict[str, np.ndarray]] = {}
+    for name, label in setting.measures:
+        table = []
+        for row in rows:
+            scores = row["scores"]
+            level = scores.gold.units.level
+            if level not in masks:
+                pks = scores.gold.query_pks.tolist()
+                masks[level] = {t: np.array([t in tags_of[q] for q in pks], bool) for t in tags}
+            values = scores.values[name]
+            table.append(
+                (
+                    row["run"],
+                    [
+                        float(values[masks[level][t]].mean()) if masks[level][t].any() else None
+                        for t in tags
+                    ],
+                )
+            )
+        measures.append({"label": label, "rows": table})
+    return {"tags": tags, "measures": measures}
 
 
 def per_query(run: Run, setting: EvaluationSetting) -> tuple[RunScores, list[dict]]:
     """The run's scores and one row per gold query with its value of every measure."""
+    setting = setting.for_run(run)
     names = [*setting.names, setting.judged]
     scores = evaluate_run(run, setting.gold, names)
     queries = {q.pk: q for q in Query.objects.filter(pk__in=setting.gold.query_pks.tolist())}
@@ -89,6 +164,7 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
 
     The evidence is the setting's own: the frozen gold set's labels, or the live labels.
     """
+    setting = setting.for_run(run)
     gold_set = setting.gold.gold_set
     labels = frozen_labels(gold_set) if gold_set else live_labels(run.project)
     chunks = units_for_level(run.project, run.chunking.name)
@@ -110,7 +186,7 @@ def ranking(
 ) -> tuple[list[dict], dict]:
     """The query's top ``depth`` units in the run's ranking with their grades, and the
     rank of the first relevant unit and the gold units missed in the top k."""
-    gold = setting.gold
+    gold = setting.for_run(run).gold
     ranked = ranked_run(run, gold.units)
     rows = ranked.rows(query.pk)
     unit, score = ranked.item[rows], ranked.score[rows]
@@ -162,28 +238,50 @@ def attach_text(items: list[dict], units: Units) -> None:
         )
 
 
-def drill_context(run: Run, query: Query, setting: EvaluationSetting, other: Run | None) -> dict:
-    """The drill-down of one query: its ranking, its values, the run's means and,
-    side by side, a second run's ranking."""
-    depth = max(setting.k, 20)
-    items, info = ranking(run, query, setting, depth)
+def _query_values(run: Run, query: Query, setting: EvaluationSetting) -> list:
+    """(label, the run's value on this query or None if the query has no gold) per measure."""
     scores = evaluate_run(run, setting.gold, setting.names)
     positions, found = lookup(setting.gold.query_pks, np.array([query.pk]))
     index, in_gold = int(positions[0]), bool(found[0])
-    other_items = None
-    if other is not None and can_evaluate(other, setting.level):
-        other_items, _info = ranking(other, query, setting, depth)
-    return {
+    return [
+        (label, float(scores.values[name][index]) if in_gold else None)
+        for name, label in setting.measures
+    ], scores
+
+
+def drill_context(run: Run, query: Query, setting: EvaluationSetting, other: Run | None) -> dict:
+    """The drill-down of one query: its ranking, its values, the run's means and, side by
+    side, a second run's ranking aligned by rank with its own values on the query."""
+    own = setting.for_run(run)
+    depth = max(own.k, 20)
+    items, info = ranking(run, query, own, depth)
+    query_values, scores = _query_values(run, query, own)
+    context = {
         "items": items,
         "info": info,
-        "query_values": [
-            (label, float(scores.values[name][index]) if in_gold else None)
-            for name, label in setting.measures
-        ],
-        "summary": [(label, scores.mean(name)) for name, label in setting.measures],
+        "query_values": query_values,
+        "summary": [(label, scores.mean(name)) for name, label in own.measures],
         "other": other,
-        "other_items": other_items,
+        "other_items": None,
     }
+    if other is not None and setting.can_evaluate(other):
+        other_setting = setting.for_run(other)
+        other_items, _info = ranking(other, query, other_setting, depth)
+        other_values, _scores = _query_values(other, query, other_setting)
+        context["other_items"] = other_items
+        context["side_by_side"] = [
+            (
+                rank,
+                items[rank - 1] if rank <= len(items) else None,
+                other_items[rank - 1] if rank <= len(other_items) else None,
+            )
+            for rank in range(1, max(len(items), len(other_items)) + 1)
+        ]
+        context["values_side_by_side"] = [
+            (label, mine, theirs)
+            for (label, mine), (_label, theirs) in zip(query_values, other_values, strict=True)
+        ]
+    return context
 
 
 def unit_evidence(units: Units, index: int) -> Evidence:
@@ -199,20 +297,71 @@ def unit_evidence(units: Units, index: int) -> Evidence:
     return Evidence.for_chunk(Chunk.objects.select_related("document").get(pk=int(units.pk[index])))
 
 
-def comparison(runs: list[Run], setting: EvaluationSetting, measure: tuple[str, str]) -> dict:
-    """Runs against the first (the baseline) on one measure: per-query paired tests with
-    Holm's correction over the comparisons, and the per-query differences of the second."""
-    name, label = measure
-    scores = [evaluate_run(r, setting.gold, [name]).values[name] for r in runs]
-    base = scores[0]
-    rows = against_baseline(base, scores[1:])
-    for run, row in zip(runs[1:], rows, strict=True):
-        row["run"] = run
+def aligned_values(
+    runs: list[Run], setting: EvaluationSetting, names: list[str]
+) -> tuple[np.ndarray, list[dict[str, np.ndarray]]]:
+    """Per-query values of each run on the queries judged at every run's level (at level
+    ``own`` the levels may differ), in query pk order: (query pks, one dict per run)."""
+    golds = [setting.gold_for(run) for run in runs]
+    common = golds[0].query_pks
+    for gold in golds[1:]:
+        common = np.intersect1d(common, gold.query_pks)
+    values = []
+    for run, gold in zip(runs, golds, strict=True):
+        scores = evaluate_run(run, gold, names)
+        rows = np.searchsorted(gold.query_pks, common)
+        values.append({name: scores.values[name][rows] for name in names})
+    return common, values
+
+
+def p_text(p: float | None) -> str:
+    """A p-value as printed: four decimals, "< 0.0001" below that, "—" when undefined."""
+    if p is None:
+        return "—"
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def comparison(
+    runs: list[Run], baseline: Run, setting: EvaluationSetting, names: list[str], delta: str
+) -> dict:
+    """Every run against the chosen baseline on several measures: paired randomization and
+    t-tests on the per-query values, Holm's correction over the runs within each measure,
+    and a per-query delta chart of each run on measure ``delta`` (one of ``names``)."""
+    others = [run for run in runs if run.pk != baseline.pk]
+    queries, values = aligned_values([baseline, *others], setting, names)
+    base, rest = values[0], values[1:]
+    measures = []
+    for name in names:
+        rows = against_baseline(base[name], [v[name] for v in rest])
+        for run, row in zip(others, rows, strict=True):
+            row["run"] = run
+            row["p_randomization_text"] = p_text(row["p_randomization"])
+            row["p_t_text"] = p_text(row["p_t"])
+            row["p_holm_text"] = p_text(row["p_holm"])
+        base_values = base[name]
+        measures.append(
+            {
+                "name": name,
+                "base_mean": float(base_values.mean()) if base_values.size else 0.0,
+                "rows": rows,
+            }
+        )
+    first = delta
     return {
-        "baseline": runs[0],
-        "base_mean": float(base.mean()),
-        "rows": rows,
-        "delta_chart": charts.delta_chart(
-            f"{label}: {runs[1].name} − {runs[0].name} per query", (scores[1] - base).tolist()
-        ),
+        "baseline": baseline,
+        "n_queries": int(queries.size),
+        "measures": measures,
+        "deltas": [
+            {
+                "run": run,
+                "measure": first,
+                "values": (run_values[first] - base[first]).tolist(),
+                "chart": charts.delta_chart(
+                    f"{first}: {run.name} − {baseline.name}, per query",
+                    (run_values[first] - base[first]).tolist(),
+                    first,
+                ),
+            }
+            for run, run_values in zip(others, rest, strict=True)
+        ],
     }

@@ -59,8 +59,12 @@ def import_run(
         item_ids = dict(Chunk.objects.filter(chunking=chunking).values_list("chunk_id", "pk"))
     else:
         item_ids = dict(project.documents.values_list("doc_id", "pk"))
+    item_pks = _pks(ranked.items, item_ids)
+    hint = _wrong_chunking(project, chunking, ranked.items, item_pks)
+    if hint:
+        raise FileRejected([hint])
     query = _pks(ranked.qids, query_ids)[ranked.query]
-    item = _pks(ranked.items, item_ids)[ranked.item]
+    item = item_pks[ranked.item]
     unknown_query = query < 0
     unknown_item = (item < 0) & ~unknown_query
     if not keep_known:
@@ -93,6 +97,42 @@ def import_run(
         run.set_results(query[known], item[known], ranked.score[known])
         run.save()
     return run
+
+
+# An upload whose ids are mostly unknown to its chunking (below this share known) while
+# another chunking (or the documents) knows nearly all of them (at least this share) is
+# refused with a hint: it was almost certainly uploaded against the wrong chunking.
+WRONG_BELOW = 0.9
+OTHER_AT_LEAST = 0.99
+
+
+def _wrong_chunking(
+    project: Project, chunking: Chunking | None, ids: np.ndarray, pks: np.ndarray
+) -> str | None:
+    """The refusal message when the file's ids belong to another chunking, else None."""
+    if ids.size == 0:
+        return None
+    known = float(np.mean(pks >= 0))
+    if known >= WRONG_BELOW:
+        return None
+    names = {i.decode() for i in ids.tolist()}
+    candidates: list[tuple[str, set]] = [
+        (other.name, set(other.chunks.values_list("chunk_id", flat=True)))
+        for other in project.chunkings.exclude(pk=chunking.pk if chunking else None)
+    ]
+    if chunking is not None:
+        candidates.append(("documents", set(project.documents.values_list("doc_id", flat=True))))
+    for name, other_ids in candidates:
+        share = len(names & other_ids) / len(names)
+        if share >= OTHER_AT_LEAST:
+            where = f"chunking {chunking.name!r}" if chunking else "the project's documents"
+            option = "--documents" if name == "documents" else f"--chunking {name}"
+            return (
+                f"only {known:.0%} of the file's {len(names)} distinct ids are in {where}, "
+                f"but {share:.0%} are in {name!r}: upload it against {name!r} "
+                f"({option}); nothing imported"
+            )
+    return None
 
 
 def _pks(ids: np.ndarray, pks: dict[str, int]) -> np.ndarray:
@@ -134,7 +174,10 @@ def _load(project, path, *, fmt, options, progress, changed_by, source_name) -> 
         progress=progress,
         source_name=source_name,
     )
-    return ImportResult("run", run.n_results, detail=run.name)
+    detail = run.name
+    if run.n_dropped:
+        detail += f"; {run.n_dropped} lines dropped (unknown query or item ids)"
+    return ImportResult("run", run.n_results, detail=detail)
 
 
 RUN_KIND = ImportKind("run", _("Retrieval run"), FORMATS, _load)

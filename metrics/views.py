@@ -10,11 +10,14 @@ downloads live in ``metrics.file_views``.
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -32,9 +35,18 @@ from web.htmx import for_htmx
 
 from . import charts, reports
 from .access import get_run_for_user, project_run
-from .evaluation import LOW_COVERAGE, EvaluationSetting, LevelMismatch, can_evaluate
-from .forms import DashboardForm, JudgeForm
-from .models import Run
+from .evaluation import (
+    LOW_COVERAGE,
+    MEASURE_CATALOGUE,
+    OWN,
+    EvaluationSetting,
+    LevelMismatch,
+    coarse_label_warning,
+    measure_catalogue,
+    own_level,
+)
+from .forms import DashboardForm, JudgeForm, MeasureChoiceForm
+from .models import MeasureChoice, Run
 
 
 def _valid_form(request: HttpRequest, membership: Membership) -> DashboardForm | None:
@@ -55,6 +67,10 @@ def _may_grade(membership: Membership, setting: EvaluationSetting) -> bool:
     return can_label(membership) and reads_live_grades(membership) and setting.gold.gold_set is None
 
 
+def _percent(share: float | None) -> float | None:
+    return None if share is None else 100 * share
+
+
 @login_required
 @require_GET
 @for_htmx("metrics/partials/dashboard_table.html")
@@ -68,18 +84,35 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     if form is None:
         return HttpResponseBadRequest(_("Bad dashboard parameters."))
     setting = form.setting()
-    rows = reports.run_rows(project, setting)
-    chart, chart_label = reports.bar_chart(rows, setting, form.cleaned_data["chart"])
+    data = form.cleaned_data
+    rows = reports.run_rows(project, setting, tag=data["run_tag"], param=data["param"])
+    if data["group"]:
+        for row in rows:
+            row["group"] = reports.group_value(row["run"], data["group"])
+        rows.sort(key=lambda r: r["group"])
     context = {
+        "view_query": form.view_query,
+        "group": data["group"],
+        "run_tags": sorted(
+            {t for r in project.runs.active().values_list("tags", flat=True) for t in r}
+        ),
+        "parameter_keys": sorted(
+            {k for p in project.runs.active().values_list("parameters", flat=True) for k in p}
+        ),
+        "n_archived": project.runs.exclude(archived_at=None).count(),
+        "chart": reports.bar_chart(rows, setting, setting.chart_names),
+        "tag_breakdown": reports.tag_breakdown(rows, setting),
+        "catalogue": measure_catalogue(setting),
+        "own": setting.own,
+        "document_label_share": _percent(coarse_label_warning(setting, [r["run"] for r in rows])),
+        "any_low_coverage": any(r["low_coverage"] for r in rows),
         "project": project,
         "membership": membership,
         "form": form,
         "setting": setting,
         "rows": rows,
-        "levels": levels(project),
+        "levels": [OWN, *levels(project)],
         **_gold_choices(membership),
-        "chart": chart,
-        "chart_name": chart_label,
         "n_queries": len(setting.gold.query_pks),
         "low_coverage": LOW_COVERAGE,
     }
@@ -95,8 +128,9 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if form is None:
         return HttpResponseBadRequest(_("Bad parameters."))
     setting = form.setting()
-    if not can_evaluate(run, setting.level):
+    if not setting.can_evaluate(run):
         return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
+    setting = setting.for_run(run)
     scores, rows = reports.per_query(run, setting)
     data = form.cleaned_data
     sort_name, _label = setting.measure(data["sort"])
@@ -108,6 +142,7 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "project": project,
         "membership": membership,
         "run": run,
+        "parameters_json": json.dumps(run.parameters, ensure_ascii=False),
         "setting": setting,
         "rows": rows,
         "sort_name": sort_name,
@@ -183,7 +218,8 @@ def judge(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRespon
         return HttpResponseBadRequest(_("Bad grade."))
     if form.cleaned_data["gold"] is not None:
         return HttpResponseBadRequest(_("Grades are given against the live labels."))
-    units = units_for_level(project, form.cleaned_data["level"])
+    level = form.cleaned_data["level"]
+    units = units_for_level(project, own_level(run) if level == OWN else level)
     unit = grade_form.cleaned_data["unit"]
     if unit >= len(units.ids):
         return HttpResponseBadRequest(_("No such unit."))
@@ -208,28 +244,50 @@ def judge(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRespon
 @require_GET
 @for_htmx("metrics/partials/compare_table.html")
 def compare(request: HttpRequest, slug: str) -> HttpResponse:
+    """Runs against a chosen baseline on the setting's measures (archived runs excluded)."""
     project, membership = get_project_for_user(request, slug)
     form = _valid_form(request, membership)
     ids = request.GET.getlist("runs")
-    if form is None or not all(i.isdigit() for i in ids):
+    if form is None or not all(i.isascii() and i.isdigit() and len(i) <= 15 for i in ids):
         return HttpResponseBadRequest(_("Bad comparison parameters."))
     setting = form.setting()
-    runs = list(
-        Run.objects.filter(project=project, pk__in=[int(i) for i in ids])
-        .select_related("chunking")
-        .without_results()
-    )
-    runs.sort(key=lambda r: ids.index(str(r.pk)))
-    runs = [r for r in runs if can_evaluate(r, setting.level)]
-    measure = setting.measure(form.cleaned_data["chart"])
+    baseline_pk = form.cleaned_data["baseline"]
+    wanted = [int(i) for i in ids]
+    if baseline_pk and baseline_pk not in wanted:
+        wanted.insert(0, baseline_pk)
+    active = Run.objects.filter(project=project).active().select_related("chunking")
+    runs = list(active.filter(pk__in=wanted).without_results())
+    runs.sort(key=lambda r: wanted.index(r.pk))
+    runs = [r for r in runs if setting.can_evaluate(r)]
+    baseline = next((r for r in runs if r.pk == baseline_pk), runs[0] if runs else None)
     context = {
         "project": project,
         "membership": membership,
         "setting": setting,
-        "all_runs": Run.objects.filter(project=project).without_results(),
+        "all_runs": active.without_results(),
         "selected": [r.pk for r in runs],
-        "measure": measure[1],
+        "baseline": baseline,
     }
     if len(runs) >= 2:
-        context.update(reports.comparison(runs, setting, measure))
+        delta = setting.chart_names[0]
+        context.update(reports.comparison(runs, baseline, setting, setting.names, delta))
     return TemplateResponse(request, "metrics/compare.html", context)
+
+
+@login_required
+@require_POST
+def choose_measures(request: HttpRequest, slug: str) -> HttpResponse:
+    """Remember the measures the user chose for this project's dashboards; back to it."""
+    project, _membership = get_project_for_user(request, slug)
+    form = MeasureChoiceForm(request.POST, catalogue=MEASURE_CATALOGUE)
+    if not form.is_valid():
+        return HttpResponseBadRequest(" ".join(form.non_field_errors()) or _("Bad measures."))
+    measures = form.cleaned_data["measures"]
+    MeasureChoice.objects.update_or_create(
+        user=request.user, project=project, defaults={"measures": measures}
+    )
+    query = request.POST.get("back", "")
+    params = QueryDict(query, mutable=True)
+    params.setlist("measure", measures)
+    params.pop("chart", None)
+    return redirect(reverse("metrics:dashboard", args=[slug]) + "?" + params.urlencode())

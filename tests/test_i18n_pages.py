@@ -18,8 +18,8 @@ def test_metrics_agreement_import_tokens_and_gold_pages_in_chinese(login, person
         reverse("annotator:import_upload", args=["acme"]): ("上传并导入", "Upload and import"),
         reverse("api:tokens"): ("创建令牌", "Create a token"),
         reverse("metrics:compare", args=["acme"]): (
-            "运行结果（第一个为基线）",
-            "Runs (the first is the baseline)",
+            "请选择一个基线",
+            "Choose a baseline and at least one other run",
         ),
     }
     for url, (chinese, english) in pages.items():

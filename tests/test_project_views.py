@@ -66,10 +66,19 @@ PAGE_ROLES = {
     "judges:job": {"owner"},
     "judges:cancel": None,
     "judges:resume": None,
+    "metrics:choose_measures": None,
+    "metrics:runs": ALL,
+    "metrics:series": ALL,
+    "metrics:run_edit": None,
+    "metrics:run_archive": None,
+    "metrics:run_delete": {"owner"},
     # Token-authenticated: tested with tokens in tests/test_api.py.
     "api:upload_run": "api",
     "api:run_metrics": "api",
     "api:gold_export": "api",
+    "api:gold_list": "api",
+    "api:compare": "api",
+    "api:gate": "api",
 }
 
 

@@ -81,4 +81,27 @@ document.addEventListener("labels-changed", (event) => {
     }
     htmx.trigger(region, "labels-refresh");
   });
+// Chart PNG downloads (a[data-png]): the server's SVG drawn on a canvas at twice its size.
+document.addEventListener("click", async (event) => {
+  const link = event.target.closest && event.target.closest("a[data-png]");
+  if (!link) return;
+  event.preventDefault();
+  const text = await (await fetch(link.href, { credentials: "same-origin" })).text();
+  const image = new Image();
+  image.onload = () => {
+    const canvas = document.createElement("canvas");
+    canvas.width = image.width * 2;
+    canvas.height = image.height * 2;
+    const context = canvas.getContext("2d");
+    context.scale(2, 2);
+    context.drawImage(image, 0, 0);
+    canvas.toBlob((blob) => {
+      const anchor = document.createElement("a");
+      anchor.href = URL.createObjectURL(blob);
+      anchor.download = link.dataset.png;
+      anchor.click();
+      setTimeout(() => URL.revokeObjectURL(anchor.href), 1000);
+    }, "image/png");
+  };
+  image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
 });

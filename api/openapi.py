@@ -1,0 +1,394 @@
+"""The OpenAPI 3 description of the token API, served at ``GET /api/openapi.json``.
+
+Tests check every endpoint against it on a live server (schemathesis), so the paths,
+parameters and response shapes below are what the views answer.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+NUMBER_OR_NULL = {"type": "number", "nullable": True}
+INTERVAL = {
+    "type": "array",
+    "items": {"type": "number"},
+    "minItems": 2,
+    "maxItems": 2,
+    "nullable": True,
+}
+ERROR = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {"type": "string"}},
+}
+GOLD = {
+    "type": "object",
+    "required": ["gold", "mapping", "level"],
+    "properties": {"gold": {"type": "string"}, "mapping": {"type": "string"}},
+}
+RUN = {
+    "type": "object",
+    "required": ["id", "name", "level", "parameters", "tags", "series", "archived"],
+    "properties": {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "level": {"type": "string", "description": "a chunking's name, or documents"},
+        "parameters": {"type": "object"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "series": {"type": "string"},
+        "archived": {"type": "boolean"},
+        "results": {"type": "integer"},
+        "queries": {"type": "integer"},
+        "dropped": {"type": "integer"},
+        "created_at": {"type": "string"},
+    },
+}
+COMPARED = {
+    "type": "object",
+    "required": ["id", "name", "mean", "delta", "p_randomization", "p_t", "p_holm"],
+    "properties": {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "mean": {"type": "number"},
+        "delta": {"type": "number"},
+        "delta_interval": INTERVAL,
+        "wins": {"type": "integer"},
+        "ties": {"type": "integer"},
+        "losses": {"type": "integer"},
+        "p_randomization": NUMBER_OR_NULL,
+        "p_t": NUMBER_OR_NULL,
+        "p_holm": NUMBER_OR_NULL,
+        "significant": {"type": "boolean"},
+    },
+}
+CHECK = {
+    "type": "object",
+    "required": ["measure", "run_mean", "baseline_mean", "delta", "pass", "reasons"],
+    "properties": {
+        "measure": {"type": "string"},
+        "run_mean": {"type": "number"},
+        "baseline_mean": {"type": "number"},
+        "delta": {"type": "number"},
+        "delta_interval": INTERVAL,
+        "p_randomization": NUMBER_OR_NULL,
+        "p_t": NUMBER_OR_NULL,
+        "max_drop": NUMBER_OR_NULL,
+        "alpha": NUMBER_OR_NULL,
+        "pass": {"type": "boolean"},
+        "reasons": {"type": "array", "items": {"type": "string"}},
+    },
+}
+GATE = {
+    "type": "object",
+    "required": ["pass", "run", "baseline", "checks", "failing"],
+    "properties": {
+        "pass": {"type": "boolean"},
+        "run": {"type": "object"},
+        "baseline": {"type": "object"},
+        "level": {"type": "string"},
+        "k": {"type": "integer"},
+        "gold": GOLD,
+        "queries": {"type": "integer"},
+        "checks": {"type": "array", "items": CHECK},
+        "failing": {"type": "array", "items": CHECK},
+    },
+}
+
+
+def _query(name: str, description: str, schema: dict | None = None, **extra) -> dict:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description,
+        "schema": schema or {"type": "string"},
+        **extra,
+    }
+
+
+SLUG = {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}}
+RUN_ID = {
+    "name": "id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 0},
+}
+SETTING = [
+    _query("level", "own (each run at its own units), documents, pages or a chunking's name"),
+    _query("k", "the cutoff of @k measures and Judged@k (default 10)", {"type": "integer"}),
+    _query("gold", "live (default) or a gold set's id"),
+    _query("mapping", "any_overlap (default), contains, evidence_overlap>=θ, chunk_overlap>=θ"),
+    _query(
+        "measure",
+        "measures by registry name (nDCG@10, RR, Bpref, P(rel=2)@5 …; @k = the k above); "
+        "repeat for several; default Hit, P, R, F1, MRR at k, MAP, nDCG at k, Rprec",
+        {"type": "array", "items": {"type": "string"}},
+        style="form",
+        explode=True,
+    ),
+]
+
+
+def _errors(*codes: int) -> dict:
+    text = {
+        400: "bad parameters (nothing computed)",
+        401: "no valid API token",
+        403: "your role in this project does not allow this",
+        404: "no such project (for you), run or gold set",
+        405: "method not allowed",
+    }
+    return {
+        str(code): {
+            "description": text[code],
+            "content": {"application/json": {"schema": ERROR}},
+        }
+        for code in codes
+    }
+
+
+def _ok(schema: dict, description: str = "OK") -> dict:
+    return {
+        "200": {"description": description, "content": {"application/json": {"schema": schema}}}
+    }
+
+
+def _object(required: list[str], properties: dict) -> dict:
+    return {"type": "object", "required": required, "properties": properties}
+
+
+def _operation(summary: str, parameters: list, responses: dict) -> dict:
+    return {"summary": summary, "parameters": parameters, "responses": responses}
+
+
+SPEC = {
+    "openapi": "3.0.3",
+    "info": {
+        "title": "Assay API",
+        "version": "1",
+        "description": "Runs, gold sets, metrics, comparisons and a CI gate. Send "
+        "`Authorization: Bearer <token>` (create one under API tokens, or with "
+        "`manage.py create_token USERNAME --name NAME`).",
+    },
+    "components": {
+        "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
+        "schemas": {"Error": ERROR},
+    },
+    "security": [{"token": []}],
+    "paths": {
+        "/api/p/{slug}/runs/": {
+            "get": _operation(
+                "The project's runs (archived ones with archived=true)",
+                [
+                    SLUG,
+                    _query(
+                        "archived", "true to include archived runs", {"enum": ["true", "false"]}
+                    ),
+                ],
+                {
+                    **_ok(_object(["runs"], {"runs": {"type": "array", "items": RUN}})),
+                    **_errors(401, 404),
+                },
+            ),
+            "post": {
+                "summary": "Upload a run (owners); every bad line is reported, nothing written",
+                "parameters": [SLUG],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "multipart/form-data": {
+                            "schema": _object(
+                                ["file", "name"],
+                                {
+                                    "file": {"type": "string", "format": "binary"},
+                                    "name": {"type": "string"},
+                                    "chunking": {"type": "string"},
+                                    "parameters": {
+                                        "type": "string",
+                                        "description": "a JSON object",
+                                    },
+                                    "keep_known": {"enum": ["true", "false"]},
+                                    "replace": {"enum": ["true", "false"]},
+                                },
+                            )
+                        }
+                    },
+                },
+                "responses": {
+                    "201": {
+                        "description": "imported",
+                        "content": {
+                            "application/json": {
+                                "schema": _object(
+                                    ["id", "name"],
+                                    {
+                                        "id": {"type": "integer"},
+                                        "name": {"type": "string"},
+                                        "dropped": {"type": "integer"},
+                                    },
+                                )
+                            }
+                        },
+                    },
+                    **_errors(400, 401, 403, 404),
+                },
+            },
+        },
+        "/api/p/{slug}/gold/{id}/export/": {
+            "get": _operation(
+                "A gold set as a file (owners)",
+                [
+                    SLUG,
+                    RUN_ID,
+                    _query(
+                        "format",
+                        "jsonl (default), qrels or xlsx",
+                        {"enum": ["jsonl", "qrels", "xlsx"]},
+                    ),
+                    _query("level", "documents (default), pages or a chunking's name"),
+                    _query("mapping", "the mapping policy"),
+                ],
+                {
+                    "200": {
+                        "description": "the file",
+                        "content": {
+                            "application/x-ndjson": {"schema": {"type": "string"}},
+                            "text/plain": {"schema": {"type": "string"}},
+                            XLSX: {"schema": {"type": "string", "format": "binary"}},
+                        },
+                    },
+                    **_errors(400, 401, 403, 404),
+                },
+            )
+        },
+        "/api/p/{slug}/gold/": {
+            "get": _operation(
+                "The project's frozen gold sets",
+                [SLUG],
+                {
+                    **_ok(_object(["gold_sets"], {"gold_sets": {"type": "array"}})),
+                    **_errors(401, 404),
+                },
+            )
+        },
+        "/api/p/{slug}/runs/{id}/metrics/": {
+            "get": _operation(
+                "A run's means with 95 % bootstrap intervals, Judged@k and per-query values",
+                [SLUG, RUN_ID, *SETTING],
+                {
+                    **_ok(
+                        _object(
+                            ["run", "level", "k", "gold", "mean", "interval", "judged"],
+                            {
+                                "run": RUN,
+                                "level": {"type": "string"},
+                                "requested_level": {"type": "string"},
+                                "k": {"type": "integer"},
+                                "gold": GOLD,
+                                "units": {"type": "integer"},
+                                "queries": {"type": "integer"},
+                                "mean": {
+                                    "type": "object",
+                                    "additionalProperties": {"type": "number"},
+                                },
+                                "interval": {"type": "object", "additionalProperties": INTERVAL},
+                                "judged": {"type": "number"},
+                                "per_query": {"type": "object"},
+                            },
+                        )
+                    ),
+                    **_errors(400, 401, 404),
+                },
+            )
+        },
+        "/api/p/{slug}/compare/": {
+            "get": _operation(
+                "Runs against a baseline: deltas, intervals, paired randomization and t-tests, "
+                "Holm-corrected per measure",
+                [
+                    SLUG,
+                    _query("runs", "run ids, comma-separated", required=True),
+                    _query(
+                        "baseline",
+                        "the baseline run's id (default: the first run)",
+                        {"type": "integer"},
+                    ),
+                    *SETTING,
+                ],
+                {
+                    **_ok(
+                        _object(
+                            ["baseline", "level", "measures"],
+                            {
+                                "baseline": {"type": "object"},
+                                "level": {"type": "string"},
+                                "k": {"type": "integer"},
+                                "gold": GOLD,
+                                "queries": {"type": "integer"},
+                                "correction": {"type": "string"},
+                                "measures": {
+                                    "type": "object",
+                                    "additionalProperties": _object(
+                                        ["baseline_mean", "runs"],
+                                        {
+                                            "baseline_mean": {"type": "number"},
+                                            "runs": {"type": "array", "items": COMPARED},
+                                        },
+                                    ),
+                                },
+                            },
+                        )
+                    ),
+                    **_errors(400, 401, 404),
+                },
+            )
+        },
+        "/api/p/{slug}/runs/{id}/gate/": {
+            "get": _operation(
+                "Pass or fail a run against a baseline on per-measure thresholds",
+                [
+                    SLUG,
+                    RUN_ID,
+                    _query("baseline", "the baseline run's id", {"type": "integer"}, required=True),
+                    _query(
+                        "max_drop",
+                        "per measure, in order: the largest allowed drop of the mean",
+                        {"type": "array", "items": {"type": "number"}},
+                        style="form",
+                        explode=True,
+                    ),
+                    _query(
+                        "alpha",
+                        "fail a measure when the run is significantly worse "
+                        "(paired randomization test) at this level",
+                        {"type": "number"},
+                    ),
+                    *[p for p in SETTING if p["name"] != "measure"],
+                    _query(
+                        "measure",
+                        "the gated measures, each with its max_drop",
+                        {"type": "array", "items": {"type": "string"}},
+                        style="form",
+                        explode=True,
+                        required=True,
+                    ),
+                ],
+                {
+                    **_ok(GATE, "the run passes every check"),
+                    "422": {
+                        "description": "the run fails a check; the failing figures are in failing",
+                        "content": {"application/json": {"schema": GATE}},
+                    },
+                    **_errors(400, 401, 404),
+                },
+            )
+        },
+    },
+}
+
+
+@require_GET
+def schema(request: HttpRequest) -> JsonResponse:
+    """The OpenAPI description (public: it holds no data)."""
+    return JsonResponse(SPEC, json_dumps_params={"ensure_ascii": False})

@@ -48,9 +48,12 @@ def test_lists_of_runs_and_gold_sets(personas, bench, tokens):
     assert runs[0]["level"] == "halves" and runs[0]["parameters"] == {"k": 6}
     everything = api("upload_run", tokens["viewer"], archived="true").json()["runs"]
     assert [r["archived"] for r in everything] == [False, False, True]
-    freeze_gold_set(bench["project"], "release", policy=ConsensusPolicy())
-    gold = api("gold_list", tokens["viewer"]).json()["gold_sets"]
-    assert [(g["name"], g["version"]) for g in gold] == [("release", 1)]
+    gold_set = freeze_gold_set(bench["project"], "release", policy=ConsensusPolicy())
+    assert api("gold_list", tokens["viewer"]).json()["gold_sets"] == []  # not released yet
+    gold = api("gold_list", tokens["owner"]).json()["gold_sets"]
+    assert [(g["name"], g["version"], g["released"]) for g in gold] == [("release", 1, False)]
+    gold_set.set_released(True)
+    assert len(api("gold_list", tokens["viewer"]).json()["gold_sets"]) == 1
     assert api("gold_list", tokens["outsider"]).status_code == 404
     assert api("gold_list", "assay_nope").status_code == 401
 
@@ -87,7 +90,10 @@ def test_compare_with_baseline(personas, bench, tokens):
     assert response.status_code == 200
     body = response.json()
     assert body["baseline"] == {"id": dense.pk, "name": "dense <b>"}
-    form = DashboardForm({"level": "documents"}, project=bench["project"])
+    form = DashboardForm(
+        {"level": "documents"},
+        membership=bench["project"].memberships.get(user=personas["owner"]),
+    )
     assert form.is_valid()
     _q, values = aligned_values([dense, bm25, docs], form.setting(), ["P@3", "MRR@3"])
     for name in ("P@3", "MRR@3"):

@@ -40,7 +40,10 @@ def test_baseline_is_the_one_chosen_not_the_first_by_name(login, personas, bench
     from metrics.forms import DashboardForm
     from metrics.reports import aligned_values
 
-    form = DashboardForm({"level": "documents", "k": 3}, project=bench["project"])
+    form = DashboardForm(
+        {"level": "documents", "k": 3},
+        membership=bench["project"].memberships.get(user=personas["owner"]),
+    )
     assert form.is_valid()
     setting = form.setting()
     _queries, values = aligned_values([dense, bm25, docs], setting, ["P@3", "MRR@3", "nDCG@3"])

@@ -66,7 +66,7 @@ def test_measures_are_remembered_per_user_and_project(login, personas, bench, cl
     assert page.context["setting"].names == ["RR", "P(rel=2)@3", "Bpref", "nDCG@20"]
     # The URL wins over the remembered choice; another user keeps the defaults.
     assert client.get(url("dashboard", measure="MAP")).context["setting"].names == ["MAP"]
-    other = login(personas["annotator"]).get(url("dashboard", level="halves", k=3))
+    other = login(personas["adjudicator"]).get(url("dashboard", level="halves", k=3))
     assert other.context["setting"].names[0] == "Hit@3"
     login(personas["viewer"])
     bad = client.post(url("choose_measures"), {"other": "Nope@3"})

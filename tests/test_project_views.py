@@ -68,7 +68,7 @@ PAGE_ROLES = {
     "judges:resume": None,
     "metrics:choose_measures": None,
     "metrics:runs": ALL,
-    "metrics:series": ALL,
+    "metrics:series": LIVE_READERS,
     "metrics:run_edit": None,
     "metrics:run_archive": None,
     "metrics:run_delete": {"owner"},

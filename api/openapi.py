@@ -210,6 +210,8 @@ SPEC = {
                                     },
                                     "keep_known": {"enum": ["true", "false"]},
                                     "replace": {"enum": ["true", "false"]},
+                                    "tags": {"type": "string", "description": "comma-separated"},
+                                    "series": {"type": "string", "description": "the pipeline"},
                                 },
                             )
                         }

@@ -26,6 +26,7 @@ from gold.export import FORMATS, build_export, render_export
 from gold.forms import ExportForm
 from gold.models import GoldSet
 from gold.units import levels
+from metrics.models import Run
 from metrics.run_import import import_run
 
 from .models import ApiToken
@@ -78,7 +79,8 @@ def tokens(request):
 @require_POST
 def upload_run(request, slug: str):
     """Multipart: ``file``, ``name``, ``chunking`` (or none for documents), ``parameters``
-    (JSON object), ``keep_known`` (true/false), ``replace`` (true/false)."""
+    (JSON object), ``keep_known`` (true/false), ``replace`` (true/false), ``tags``
+    (comma-separated) and ``series`` (the pipeline whose build this is)."""
     project, _membership = get_project_for_user(request, slug, Role.OWNER)
     uploaded = request.FILES.get("file")
     name = request.POST.get("name", "").strip()
@@ -115,6 +117,10 @@ def upload_run(request, slug: str):
             )
         except FileRejected as failure:
             return JsonResponse({"error": "nothing imported", "lines": failure.errors}, status=400)
+    tags = [t.strip() for t in request.POST.get("tags", "").split(",") if t.strip()]
+    series = request.POST.get("series", "").strip()[:200]
+    if tags or series:
+        Run.objects.filter(pk=run.pk).update(tags=list(dict.fromkeys(tags)), series=series)
     return JsonResponse(
         {
             "id": run.pk,

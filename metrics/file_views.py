@@ -12,64 +12,29 @@ from web.downloads import attachment
 from web.spreadsheets import csv_text, xlsx_bytes
 
 from . import charts, reports
-from .access import get_run_for_user, project_run
-from .evaluation import EvaluationSetting, qrels_lines, run_lines
+from .access import get_run_for_user
+from .evaluation import qrels_lines, run_lines
 from .forms import DashboardForm, MetricsExportForm
+from .tables import metrics_export
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 TEXT = "text/plain; charset=utf-8"
 SVG = "image/svg+xml; charset=utf-8"
 
 
-def _run_means(rows: list[dict], setting: EvaluationSetting) -> tuple[list, list[list]]:
-    header = [
-        "run",
-        "level",
-        "gold",
-        *(label for _name, label in setting.measures),
-        "low/high (95 % bootstrap) per measure",
-    ]
-    table = [
-        [
-            row["run"].name,
-            setting.level,
-            setting.gold.description["gold"],
-            *(c["mean"] for c in row["cells"]),
-            "; ".join(
-                f"{c['label']} {c['low']:.4f}–{c['high']:.4f}"
-                for c in row["cells"]
-                if c["low"] is not None
-            ),
-        ]
-        for row in rows
-    ]
-    return header, table
-
-
 @login_required
 @require_GET
 def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
     """Means per run, or per-query values (with ``run``), as CSV or XLSX."""
-    project, membership = get_project_for_user(request, slug)
+    _project, membership = get_project_for_user(request, slug)
     form = MetricsExportForm(request.GET, membership=membership)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad export parameters."))
-    setting, data = form.setting(), form.cleaned_data
-    if data["run"]:
-        run = project_run(project, data["run"])
-        if not setting.can_evaluate(run):
-            return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
-        setting = setting.for_run(run)
-        _scores, rows = reports.per_query(run, setting)
-        header = ["qid", "query", *(label for _name, label in setting.measures)]
-        table = [
-            [r["query"].qid, r["query"].text, *(r["values"][n] for n in setting.names)]
-            for r in rows
-        ]
-        filename = f"{project.slug}-{run.name}-per-query"
-    else:
-        header, table = _run_means(reports.run_rows(project, setting), setting)
-        filename = f"{project.slug}-runs"
+    exported = metrics_export(form)
+    if exported is None:
+        return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
+    filename, header, table = exported
+    data = form.cleaned_data
     if data["format"] == "csv":
         return attachment(csv_text(header, table), "text/csv; charset=utf-8", f"{filename}.csv")
     return attachment(xlsx_bytes({"metrics": (header, table)}), XLSX, f"{filename}.xlsx")

@@ -23,6 +23,8 @@ urlpatterns = [
         file_views.run_histogram,
         name="run_histogram",
     ),
-    path("p/<slug:slug>/runs/<int:pk>/q/<int:query_pk>/", views.run_query, name="run_query"),
-    path("p/<slug:slug>/runs/<int:pk>/q/<int:query_pk>/judge/", views.judge, name="judge"),
+    # Drill-downs are addressed by the query's own id (the judge URL first: a qid may
+    # hold slashes).
+    path("p/<slug:slug>/runs/<int:pk>/q/<path:qid>/judge/", views.judge, name="judge"),
+    path("p/<slug:slug>/runs/<int:pk>/q/<path:qid>/", views.run_query, name="run_query"),
 ]

@@ -11,6 +11,7 @@ downloads live in ``metrics.file_views``.
 from __future__ import annotations
 
 import json
+import re
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -65,6 +66,15 @@ def _gold_choices(membership: Membership) -> dict:
 def _may_grade(membership: Membership, setting: EvaluationSetting) -> bool:
     """Grading from a drill-down: labellers who read the live grades, on the live labels."""
     return can_label(membership) and reads_live_grades(membership) and setting.gold.gold_set is None
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key reading digit runs as numbers: q2 < q10."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
 
 
 def _percent(share: float | None) -> float | None:
@@ -136,7 +146,9 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     sort_name, _label = setting.measure(data["sort"])
     if data["tag"]:
         rows = [r for r in rows if data["tag"] in r["query"].tags]
-    rows.sort(key=lambda r: (r["values"][sort_name], r["query"].qid), reverse=data["desc"])
+    # Ties in qid order, numbers as numbers (q2 before q10), whichever way values go.
+    rows.sort(key=lambda r: natural_key(r["query"].qid))
+    rows.sort(key=lambda r: r["values"][sort_name], reverse=data["desc"])
     tags = sorted({t for q in project.queries.values_list("tags", flat=True) for t in q})
     context = {
         "project": project,
@@ -146,6 +158,8 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "setting": setting,
         "rows": rows,
         "sort_name": sort_name,
+        "desc": data["desc"],
+        "current_tag": data["tag"],
         "tags": tags,
         "histogram": charts.histogram(
             f"{sort_name} per query · {run.name}", [r["values"][sort_name] for r in rows]
@@ -184,10 +198,10 @@ def _drilldown(
 @login_required
 @require_GET
 @for_htmx("metrics/partials/drilldown.html")
-def run_query(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpResponse:
+def run_query(request: HttpRequest, slug: str, pk: int, qid: str) -> HttpResponse:
     """Drill-down: one query's ranking with grades, missed gold and a second run."""
     project, membership, run = get_run_for_user(request, slug, pk)
-    query = get_object_or_404(Query, project=project, pk=query_pk)
+    query = get_object_or_404(Query, project=project, qid=qid)
     form = _valid_form(request, membership)
     if form is None:
         return HttpResponseBadRequest(_("Bad parameters."))
@@ -203,7 +217,7 @@ def run_query(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRe
 
 @login_required
 @require_POST
-def judge(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpResponse:
+def judge(request: HttpRequest, slug: str, pk: int, qid: str) -> HttpResponse:
     """Grade a unit of the drill-down; the query's metrics are recomputed in place.
 
     The browser sends the seconds spent before the grade (``elapsed``), kept as the
@@ -212,7 +226,7 @@ def judge(request: HttpRequest, slug: str, pk: int, query_pk: int) -> HttpRespon
     project, membership, run = get_run_for_user(request, slug, pk)
     if not (can_label(membership) and reads_live_grades(membership)):
         raise PermissionDenied(_("Your role does not grade from drill-downs."))
-    query = get_object_or_404(Query, project=project, pk=query_pk)
+    query = get_object_or_404(Query, project=project, qid=qid)
     form, grade_form = _valid_form(request, membership), JudgeForm(request.POST)
     if form is None or not grade_form.is_valid():
         return HttpResponseBadRequest(_("Bad grade."))

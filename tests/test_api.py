@@ -60,9 +60,12 @@ def test_token_page_creates_shows_once_and_revokes(login, personas):
 
 
 def test_owner_uploads_a_run_and_reads_its_metrics(personas, corpus, tokens):
-    response = upload(tokens["owner"], parameters='{"model": "e5"}')
+    response = upload(
+        tokens["owner"], parameters='{"model": "e5"}', tags="nightly, e5", series="main"
+    )
     assert response.status_code == 201, response.content
     run = Run.objects.get(name="ci-build")
+    assert (run.tags, run.series) == (["nightly", "e5"], "main")
     assert response.json()["results"] == 1 and run.parameters == {"model": "e5"}
     metrics = Client().get(
         reverse("api:run_metrics", args=["acme", run.pk]),

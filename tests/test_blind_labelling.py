@@ -82,7 +82,7 @@ def test_no_url_shows_an_annotator_anything_of_anothers_labels(login, personas, 
     # The pages are really there: the metric pages against the released gold set.
     reachable = [url for url, (status, _body) in after.items() if status == 200]
     assert any(f"metrics/qrels/?gold={released.pk}" in url for url in reachable)
-    assert any(f"/q/{corpus['query'].pk}/?gold={released.pk}" in url for url in reachable)
+    assert any(f"/q/{corpus['query'].qid}/?gold={released.pk}" in url for url in reachable)
 
 
 RUN_PAGES = {"metrics:runs", "metrics:run_delete"}
@@ -163,7 +163,7 @@ def test_only_owners_release_and_withdraw(login, personas, corpus):
 def test_annotators_do_not_grade_from_drill_downs(login, personas, corpus):
     """Grading in a drill-down shows the live grades around it: not for blind labellers."""
     objects = site_objects.__wrapped__(personas, corpus)
-    url = reverse("metrics:judge", args=["acme", objects["run"], corpus["query"].pk])
+    url = reverse("metrics:judge", args=["acme", objects["run"], corpus["query"].qid])
     assert login(personas["annotator"]).post(url, {"unit": 0, "grade": 1}).status_code == 403
     owner = login(personas["owner"])
     assert owner.post(url + f"?gold={objects['gold']}", {"unit": 0, "grade": 1}).status_code == 400

@@ -98,7 +98,7 @@ def test_side_by_side_is_aligned_by_rank_with_scores_and_values(login, personas,
     client = login(personas["viewer"])
     dense, bm25 = bench["runs"]
     query = bench["queries"][0]
-    page = client.get(url("run_query", dense.pk, query.pk, level="halves", k=3, other=bm25.pk))
+    page = client.get(url("run_query", dense.pk, query.qid, level="halves", k=3, other=bm25.pk))
     assert page.status_code == 200
     rows = page.context["side_by_side"]
     assert [rank for rank, _a, _b in rows] == list(range(1, len(rows) + 1))
@@ -110,6 +110,6 @@ def test_side_by_side_is_aligned_by_rank_with_scores_and_values(login, personas,
     table = body.split('id="ranking-other"')[1].split("</table>")[0]
     first_b = rows[0][2]
     assert f"{first_b['score']:.4f}" in table and first_b["id"] in table
-    other_page = client.get(url("run_query", bm25.pk, query.pk, level="halves", k=3))
+    other_page = client.get(url("run_query", bm25.pk, query.qid, level="halves", k=3))
     mine = dict(other_page.context["query_values"])
     assert {label: theirs for label, _a, theirs in values} == pytest.approx(mine)

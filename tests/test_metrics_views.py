@@ -184,14 +184,14 @@ def test_drilldown_grades_in_place(login, personas, bench):
     client = login(personas["adjudicator"])
     run, query = bench["runs"][0], bench["queries"][0]
     page = client.get(
-        url("run_query", run.pk, query.pk, level="halves", k=3, other=bench["runs"][1].pk)
+        url("run_query", run.pk, query.qid, level="halves", k=3, other=bench["runs"][1].pk)
     )
     assert page.status_code == 200 and b'id="ranking-other"' in page.content
     unjudged = [i for i in page.context["items"] if i["grade"] is None]
     assert unjudged, "the fixture leaves unjudged items in every ranking"
     target = unjudged[0]
     response = client.post(
-        url("judge", run.pk, query.pk, level="halves", k=3),
+        url("judge", run.pk, query.qid, level="halves", k=3),
         {"unit": target["unit"], "grade": 3},
         HTTP_HX_REQUEST="true",
     )
@@ -207,7 +207,7 @@ def test_drilldown_grades_in_place(login, personas, bench):
 
 def test_drilldown_judging_needs_a_labelling_role_and_csrf(login, personas, bench):
     run, query = bench["runs"][0], bench["queries"][0]
-    target = url("judge", run.pk, query.pk, level="halves")
+    target = url("judge", run.pk, query.qid, level="halves")
     assert login(personas["viewer"]).post(target, {"unit": 0, "grade": 1}).status_code == 403
     # Annotators label blind: a drill-down shows everyone's grades (tests/test_blind_labelling).
     assert login(personas["annotator"]).post(target, {"unit": 0, "grade": 1}).status_code == 403
@@ -215,7 +215,7 @@ def test_drilldown_judging_needs_a_labelling_role_and_csrf(login, personas, benc
     strict.force_login(personas["adjudicator"])
     assert strict.post(target, {"unit": 0, "grade": 1}).status_code == 403
     assert login(personas["adjudicator"]).post(target, {"unit": 0, "grade": 9}).status_code == 400
-    other_project = reverse("metrics:judge", args=["other", run.pk, query.pk])
+    other_project = reverse("metrics:judge", args=["other", run.pk, query.qid])
     assert (
         login(personas["outsider"]).post(other_project, {"unit": 0, "grade": 1}).status_code == 404
     )
@@ -224,9 +224,9 @@ def test_drilldown_judging_needs_a_labelling_role_and_csrf(login, personas, benc
 def test_document_and_page_level_grades_become_spans(login, personas, bench):
     client = login(personas["owner"])
     run, query = bench["doc_run"], bench["queries"][1]
-    page = client.get(url("run_query", run.pk, query.pk, level="documents"))
+    page = client.get(url("run_query", run.pk, query.qid, level="documents"))
     unit = page.context["items"][0]["unit"]
-    client.post(url("judge", run.pk, query.pk, level="documents"), {"unit": unit, "grade": 2})
+    client.post(url("judge", run.pk, query.qid, level="documents"), {"unit": unit, "grade": 2})
     label = Judgment.objects.get(annotator=personas["owner"], granularity="document")
     assert (label.start, label.end) == (0, len(label.document.text))
 
@@ -256,7 +256,7 @@ def test_exports(login, personas, bench):
     run = bench["runs"][0]
     text = client.get(url("export", level="halves", format="csv")).content.decode()
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0][:3] == ["run", "level", "gold"] and {r[0] for r in rows[1:]} == {
+    assert rows[0][:3] == ["run", "run id", "level"] and {r[0] for r in rows[1:]} == {
         "bm25",
         "dense <b>",
     }
@@ -275,7 +275,7 @@ def test_drilldown_grade_records_the_seconds_spent(login, personas, bench):
 
     client = login(personas["adjudicator"])
     run, query = bench["runs"][0], bench["queries"][0]
-    judge = url("judge", run.pk, query.pk, level="halves", k=3)
+    judge = url("judge", run.pk, query.qid, level="halves", k=3)
     # Units are the chunks in pk order; grade 3 must be a change for each one used.
     units = [
         index
@@ -293,5 +293,5 @@ def test_drilldown_grade_records_the_seconds_spent(login, personas, bench):
         assert history.chunk_id == bench["chunks"][unit].chunk_id and history.new_grade == 3
         timing = getattr(history, "timing", None)
         assert (timing.seconds if timing else None) == expected
-    page = client.get(url("run_query", run.pk, query.pk, level="halves"))
+    page = client.get(url("run_query", run.pk, query.qid, level="halves"))
     assert b"data-timed" in page.content  # the browser sends `elapsed` with each grade

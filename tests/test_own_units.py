@@ -203,7 +203,7 @@ def test_own_level_reaches_run_page_drilldown_and_compare(login, personas, two_c
     page = client.get(_url("acme", "run_detail", small.pk, level="own"))
     assert page.status_code == 200 and page.context["setting"].level == "tokens-256-32"
     query = two_chunkings.queries.get(qid="q0")
-    drill = client.get(_url("acme", "run_query", small.pk, query.pk, level="own"))
+    drill = client.get(_url("acme", "run_query", small.pk, query.qid, level="own"))
     assert drill.status_code == 200
     compare = client.get(
         reverse("metrics:compare", args=["acme"])

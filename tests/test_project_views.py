@@ -118,6 +118,7 @@ def site_objects(personas, corpus):
     return {
         "run": run.pk,
         "query": corpus["query"].pk,
+        "qid": corpus["query"].qid,
         "document": pdf_document.pk,
         "page": 2,
         "chunking": corpus["chunking"].pk,

@@ -93,7 +93,7 @@ def test_grading_in_a_drilldown_updates_the_dashboard_live(
     drill = page.context.new_page()
     drill.goto(
         live_server.url
-        + reverse("metrics:run_query", args=["acme", run.pk, query.pk])
+        + reverse("metrics:run_query", args=["acme", run.pk, query.qid])
         + "?level=c256"
     )
     item = drill.locator('li.rank-item.unjudged[data-unit="d2#0"]')

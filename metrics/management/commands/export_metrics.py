@@ -1,0 +1,63 @@
+"""manage.py export_metrics SLUG [--level ...] [--gold ...]: the dashboard's metrics table."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+from django.http import QueryDict
+
+from annotator.models import Membership, Project, Role
+from metrics.forms import MetricsExportForm
+from metrics.tables import metrics_export
+from web.spreadsheets import csv_text, xlsx_bytes
+
+
+class Command(BaseCommand):
+    help = (
+        "Write the metrics table the dashboard downloads (means with interval bounds per "
+        "run, or with --run the per-query values) as CSV on stdout or XLSX to --output."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--level", default="", help="own, documents, pages or a chunking")
+        parser.add_argument("--gold", default="live", help="live or a gold set's id")
+        parser.add_argument("--k", default="10")
+        parser.add_argument("--mapping", default="")
+        parser.add_argument("--measure", action="append", default=[], help="repeatable")
+        parser.add_argument("--run", default="", help="a run's id: per-query values")
+        parser.add_argument("--format", choices=["csv", "xlsx"], default="csv")
+        parser.add_argument("--output", help="file to write (required for xlsx)")
+
+    def handle(self, *args, slug, **options):
+        project = Project.objects.filter(slug=slug).first()
+        if project is None:
+            raise CommandError(f"no project {slug!r}")
+        # The command reads as the project's owner would: every gold set, the live labels.
+        owner = Membership.objects.filter(project=project, role=Role.OWNER).first()
+        if owner is None:
+            raise CommandError(f"project {slug!r} has no owner")
+        data = QueryDict(mutable=True)
+        for key in ("level", "gold", "k", "mapping", "run", "format"):
+            if options[key]:
+                data[key] = options[key]
+        data.setlist("measure", options["measure"])
+        form = MetricsExportForm(data, membership=owner, remembered=False)
+        if not form.is_valid():
+            errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+            raise CommandError(errors)
+        exported = metrics_export(form)
+        if exported is None:
+            raise CommandError("this run cannot be evaluated at that level")
+        _name, header, table = exported
+        if options["format"] == "xlsx":
+            if not options["output"]:
+                raise CommandError("--format xlsx needs --output FILE")
+            with open(options["output"], "wb") as handle:
+                handle.write(xlsx_bytes({"metrics": (header, table)}))
+            return
+        text = csv_text(header, table)
+        if options["output"]:
+            with open(options["output"], "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        else:
+            self.stdout.write(text, ending="")

@@ -1,0 +1,81 @@
+"""The metrics tables that downloads and ``manage.py export_metrics`` write: one column per
+measure, its interval bounds in columns of their own, and the setting and run parameters
+as columns, so a script reads them without parsing text."""
+
+from __future__ import annotations
+
+import json
+
+from . import reports
+from .evaluation import EvaluationSetting
+from .forms import MetricsExportForm
+from .models import Run
+
+
+def _setting_columns(setting: EvaluationSetting, level: str) -> list:
+    return [level, setting.level, setting.k, str(setting.mapping), setting.gold.description["gold"]]
+
+
+SETTING_HEADER = ["level", "requested level", "k", "mapping", "gold"]
+
+
+def _parameter(value) -> object:
+    return value if isinstance(value, int | float | str) or value is None else json.dumps(value)
+
+
+def means_table(rows: list[dict], setting: EvaluationSetting) -> tuple[list, list[list]]:
+    """Means per run with their 95 % interval bounds, the setting and run parameters."""
+    keys = sorted({k for row in rows for k in row["run"].parameters})
+    header = ["run", "run id", *SETTING_HEADER, "series", "tags"]
+    header += [f"param:{k}" for k in keys]
+    for _name, label in setting.measures:
+        header += [label, f"{label} low", f"{label} high"]
+    header += [setting.judged, "units", "lines dropped"]
+    table = []
+    for row in rows:
+        run: Run = row["run"]
+        line = [run.name, run.pk, *_setting_columns(setting, row["unit_level"])]
+        line += [run.series, ", ".join(run.tags)]
+        line += [_parameter(run.parameters.get(k)) for k in keys]
+        for cell in row["cells"]:
+            line += [cell["mean"], cell["low"], cell["high"]]
+        line += [row["judged"], row["n_units"], run.n_dropped]
+        table.append(line)
+    return header, table
+
+
+def per_query_table(run: Run, setting: EvaluationSetting) -> tuple[list, list[list]]:
+    """Each judged query's value of every measure for one run, with the setting."""
+    at = setting.for_run(run)
+    _scores, rows = reports.per_query(run, at)
+    header = ["qid", "query", "run", *SETTING_HEADER, *(label for _n, label in at.measures)]
+    header.append(at.judged)
+    table = [
+        [
+            r["query"].qid,
+            r["query"].text,
+            run.name,
+            *_setting_columns(setting, at.level),
+            *(r["values"][n] for n in at.names),
+            r["values"][at.judged],
+        ]
+        for r in rows
+    ]
+    return header, table
+
+
+def metrics_export(form: MetricsExportForm) -> tuple[str, list, list[list]] | None:
+    """(file name without extension, header, rows) of a valid export form; None when the
+    named run cannot be evaluated at the level. The page's download and the command."""
+    from .access import project_run
+
+    project, setting, data = form.project, form.setting(), form.cleaned_data
+    if data["run"]:
+        run = project_run(project, data["run"])
+        if not setting.can_evaluate(run):
+            return None
+        header, table = per_query_table(run, setting)
+        return f"{project.slug}-{run.name}-per-query", header, table
+    rows = reports.run_rows(project, setting, tag=data["run_tag"], param=data["param"])
+    header, table = means_table(rows, setting)
+    return f"{project.slug}-runs-{setting.level}", header, table

@@ -235,9 +235,9 @@ def evaluation_setting(
 
 
 def default_level(project: Project) -> str:
-    """``own`` when the project's runs span several chunkings, else documents."""
+    """``own`` when the project's active runs span several chunkings, else documents."""
     chunkings = (
-        Run.objects.filter(project=project, chunking__isnull=False)
+        Run.objects.filter(project=project, chunking__isnull=False, archived_at__isnull=True)
         .values("chunking")
         .distinct()
         .count()

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0004_judgment_timing_seconds_only'),
+        ('annotator', '0005_post_edit_suggestions'),
     ]
 
     operations = [

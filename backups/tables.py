@@ -50,4 +50,5 @@ TABLES = (
 
 LEFT_OUT = {
     "annotator.ImportJob": "an upload in progress, not project data; its file is deleted when done",
+    "metrics.MeasureChoice": "a user's choice of dashboard measures, a display preference",
 }

@@ -81,6 +81,8 @@ document.addEventListener("labels-changed", (event) => {
     }
     htmx.trigger(region, "labels-refresh");
   });
+});
+
 // Chart PNG downloads (a[data-png]): the server's SVG drawn on a canvas at twice its size.
 document.addEventListener("click", async (event) => {
   const link = event.target.closest && event.target.closest("a[data-png]");

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0005_post_edit_suggestions'),
+        ('annotator', '0006_candidates_as_text'),
     ]
 
     operations = [

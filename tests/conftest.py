@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from hypothesis import settings as hypothesis_settings
 
 from annotator.models import Chunk, Chunking, Document, Membership, Project, Query, Role
+
+# Property tests assert rules, never speed: no per-example deadline (a loaded machine
+# made the default 200 ms deadline fail tests whose rule held).
+hypothesis_settings.register_profile("assay", deadline=None)
+hypothesis_settings.load_profile("assay")
 
 PASSWORD = "correct-horse-battery"
 

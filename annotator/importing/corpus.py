@@ -32,6 +32,23 @@ from .staging import Staging
 
 PAGE_SEPARATOR = "\n\n"
 
+
+def _new_id(line, row, keys, kind, seen, errors, existing, tick) -> str | None:
+    """The row's id when the row is readable and the id is valid and not taken; else
+    None, with the reason recorded against the line."""
+    if tick:
+        tick()
+    if isinstance(row, BadLine):
+        errors.add(line, row.message)
+        return None
+    new_id = first_id(row, keys)
+    if not check_id(new_id, keys[0], line, errors):
+        return None
+    if not claim_id(new_id, kind, line, seen, errors, existing):
+        return None
+    return new_id
+
+
 # --- documents -------------------------------------------------------------------------
 
 DOCUMENT_FIELDS = {"doc_id", "id", "title", "text", "pages", "metadata"}
@@ -45,15 +62,8 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
     created = 0
     try:
         for line, row in rows:
-            if tick:
-                tick()
-            if isinstance(row, BadLine):
-                errors.add(line, row.message)
-                continue
-            doc_id = first_id(row, ("doc_id", "id"))
-            if not check_id(doc_id, "doc_id", line, errors):
-                continue
-            if not claim_id(doc_id, "document", line, seen, errors, existing):
+            doc_id = _new_id(line, row, ("doc_id", "id"), "document", seen, errors, existing, tick)
+            if doc_id is None:
                 continue
             pages = json_value(row.get("pages"), line, "pages", errors)
             page_starts: list[int] = []
@@ -129,15 +139,8 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
     batch: list[Query] = []
     created = 0
     for line, row in rows:
-        if tick:
-            tick()
-        if isinstance(row, BadLine):
-            errors.add(line, row.message)
-            continue
-        qid = first_id(row, ("qid", "id"))
-        if not check_id(qid, "qid", line, errors):
-            continue
-        if not claim_id(qid, "query", line, seen, errors, existing):
+        qid = _new_id(line, row, ("qid", "id"), "query", seen, errors, existing, tick)
+        if qid is None:
             continue
         text = as_text(row.get("text", row.get("query"))).strip()
         if not text:

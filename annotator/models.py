@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from numerics.grades import GRADES
+from numerics.mapping import MappingPolicy
 from numerics.spans import Span, page_of, page_spans
 
 DEFAULT_GRADE_LABELS = {
@@ -100,6 +101,11 @@ class Project(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def mapping_policy(self) -> MappingPolicy:
+        """The project's mapping policy: how labels reach units wherever live labels are
+        mapped (labelling screen, agreement, adjudication, dashboards, freezing)."""
+        return MappingPolicy.parse(self.mapping or "any_overlap")
 
     @property
     def grade_labels(self) -> list[tuple[int, str]]:

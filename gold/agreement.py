@@ -93,7 +93,9 @@ def _report(annotators, query, unit, source, grade) -> tuple[dict, list[dict]]:
     return report.summary, per_query
 
 
-def project_agreement(project: Project, level: str, mapping: MappingPolicy) -> AgreementReport:
+def project_agreement(
+    project: Project, level: str, mapping: MappingPolicy | None = None
+) -> AgreementReport:
     members = project.memberships.select_related("user")
     humans = sorted(m.user.username for m in members if not m.is_pseudo)
     pseudo = sorted(m.user.username for m in members if m.is_pseudo)

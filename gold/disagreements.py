@@ -93,7 +93,7 @@ def disagreements(
 ) -> list[DisputedUnit]:
     """Disputed units, grouped by query: queries with unresolved units first, and within
     a query unresolved units first, then the widest spread."""
-    mapping = mapping or MappingPolicy.parse("any_overlap")
+    mapping = mapping or project.mapping_policy()
     names = compared_annotators(project, annotators, include_pseudo=include_pseudo)
     units = units or units_for_level(project, level)
     labels = live_labels(project, annotators=names, adjudicated=True)

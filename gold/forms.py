@@ -25,7 +25,8 @@ class LevelForm(forms.Form):
 
     def clean_mapping(self):
         try:
-            return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
+            text = self.cleaned_data["mapping"]
+            return MappingPolicy.parse(text) if text else None  # None: the project's
         except ValueError as error:
             raise forms.ValidationError(str(error)) from None
 
@@ -75,7 +76,8 @@ class FreezeForm(forms.Form):
         self.fields["mapping"].choices = MAPPING_CHOICES
 
     def clean_mapping(self):
-        return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
+        text = self.cleaned_data["mapping"]
+        return MappingPolicy.parse(text) if text else None  # None: the project's
 
 
 class ReleaseForm(forms.Form):

@@ -12,7 +12,7 @@ from numerics.mapping import MappingPolicy
 
 from .models import Adjudication, AdjudicationHistory, GoldLabel, GoldSet
 from .policy import ConsensusPolicy, SelectionError, choose_annotators
-from .units import DEFAULT_MAPPING, levels, live_labels, unit_grades, units_for_level
+from .units import levels, live_labels, unit_grades, units_for_level
 
 __all__ = [
     "ConsensusPolicy",
@@ -73,7 +73,7 @@ def gold_policy(
 
     ``annotators=None`` means the people who labelled (never pseudo-annotators).
     """
-    mapping = mapping or MappingPolicy.parse(DEFAULT_MAPPING["rule"])
+    mapping = mapping or project.mapping_policy()
     return {
         **policy.to_dict(),
         "annotators": choose_annotators(project, annotators),

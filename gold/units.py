@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from django.contrib.auth import get_user_model
 from django.db.models.functions import Length
 
 from annotator.models import Chunk, Chunking, Judgment, Project
@@ -184,20 +185,37 @@ def live_labels(
         judgments = judgments.filter(suggestion_shown=False)
     if annotators is not None:
         judgments = judgments.filter(annotator__username__in=annotators)
-    values = list(
-        judgments.values_list(
-            "query_id", "annotator__username", "document_id", "start", "end", "grade"
-        )
+    rows = list(
+        judgments.values_list("query_id", "annotator_id", "document_id", "start", "end", "grade")
     )
     if adjudicated:
-        values += [
-            (q, None, d, s, e, g)
+        rows += [
+            (q, 0, d, s, e, g)  # annotator 0: no user has that pk; becomes source -1
             for q, d, s, e, g in Adjudication.objects.filter(query__project=project).values_list(
                 "query_id", "document_id", "start", "end", "grade"
             )
         ]
-    names = sorted({v[1] for v in values if v[1] is not None})
-    return _rows(values, names)
+    table = np.array(rows, dtype=np.int64).reshape(-1, 6)
+    # Names are looked up once per annotator, not joined onto every label row.
+    usernames = dict(
+        get_user_model()
+        .objects.filter(pk__in=np.unique(table[:, 1]).tolist())
+        .values_list("pk", "username")
+    )
+    names = sorted(usernames.values())
+    user_pks = np.array([0, *usernames], dtype=np.int64)
+    codes = np.array([-1, *(names.index(n) for n in usernames.values())], dtype=np.int64)
+    order = np.argsort(user_pks)
+    source = codes[order][np.searchsorted(user_pks[order], table[:, 1])]
+    return LabelRows(
+        query=table[:, 0].copy(),
+        source=source,
+        document=table[:, 2].copy(),
+        start=table[:, 3].copy(),
+        end=table[:, 4].copy(),
+        grade=table[:, 5].copy(),
+        annotators=names,
+    )
 
 
 def frozen_labels(gold_set: GoldSet) -> LabelRows:
@@ -320,24 +338,34 @@ def unit_grades(
     )
 
 
+def gold_labels(project: Project, gold_set: GoldSet | None) -> LabelRows:
+    """The labels behind the gold: a frozen version's, or the live ones."""
+    return frozen_labels(gold_set) if gold_set is not None else live_labels(project)
+
+
 def gold_unit_grades(
     project: Project,
     level: str,
     *,
     gold_set: GoldSet | None = None,
     mapping: MappingPolicy | None = None,
+    labels: LabelRows | None = None,
+    units: Units | None = None,
 ) -> UnitGrades:
     """Grades at ``level`` from a frozen gold set (its own policy; its own mapping unless
-    another is given) or the live labels."""
-    units = units_for_level(project, level)
+    another is given) or the live labels. ``labels`` and ``units``, when given, are
+    ``gold_labels(project, gold_set)`` and ``units_for_level(project, level)`` already
+    loaded (a dashboard maps one load of labels onto several levels)."""
+    units = units if units is not None else units_for_level(project, level)
+    labels = labels if labels is not None else gold_labels(project, gold_set)
     if gold_set is not None:
         return unit_grades(
-            frozen_labels(gold_set),
+            labels,
             units,
             consensus=consensus_of(gold_set.policy),
             mapping=mapping or mapping_of(gold_set.policy),
         )
-    return unit_grades(live_labels(project), units, mapping=mapping)
+    return unit_grades(labels, units, mapping=mapping or project.mapping_policy())
 
 
 def unit_index(units: Units, unit_id: str) -> int | None:

@@ -101,7 +101,7 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "items": items,
         "groups": _by_query(items),
         "form": form,
-        "filters": _filters(data),
+        "filters": _filters(project, data),
         "rules": DISAGREEMENT_RULES,
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
@@ -120,11 +120,11 @@ def _by_query(items: list) -> list[tuple]:
     return groups
 
 
-def _filters(data: dict) -> dict:
+def _filters(project: Project, data: dict) -> dict:
     """The queue's filter values, carried by every resolve form and the download link."""
     return {
         "level": data["level"],
-        "mapping": str(data["mapping"]),
+        "mapping": str(data["mapping"] or project.mapping_policy()),
         "rule": data["rule"],
         "pseudo": "1" if data["pseudo"] else "",
     }
@@ -184,7 +184,7 @@ def adjudicate_item(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "project": project,
         "item": items[0],
-        "filters": _filters(data),
+        "filters": _filters(project, data),
         "grade_labels": project.grade_labels,
         "saved": True,
     }
@@ -321,6 +321,7 @@ def gold_set_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         render_export(export, data["format"]),
         FORMATS[data["format"]][0],
         export_filename(export, data["format"]),
+        policy=export.policy,
     )
 
 
@@ -334,6 +335,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad agreement parameters."))
     level, mapping = form.cleaned_data["level"], form.cleaned_data["mapping"]
+    mapping = mapping or project.mapping_policy()
     report = project_agreement(project, level, mapping)
     summary = report.summary
     context = {

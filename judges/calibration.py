@@ -17,7 +17,6 @@ import numpy as np
 
 from annotator.models import Project, Query
 from gold.units import (
-    DEFAULT_MAPPING,
     UnitGrades,
     annotator_unit_grades,
     live_labels,
@@ -105,7 +104,7 @@ def calibrate(
     *,
     mapping: MappingPolicy | None = None,
 ) -> Calibration:
-    mapping = mapping or MappingPolicy.parse(DEFAULT_MAPPING["rule"])
+    mapping = mapping or project.mapping_policy()
     units = units_for_level(project, level)
     people = _people_grades(project, units, mapping)
     query, unit, grade = _rater_grades(project, rater, units, mapping)

@@ -15,8 +15,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Judgment, Project
-from gold.units import DEFAULT_MAPPING, DOCUMENTS, units_for_level
-from numerics.mapping import MappingPolicy
+from gold.units import DOCUMENTS, units_for_level
 
 from .models import JudgePair, JudgeVersion, PairStatus
 
@@ -41,7 +40,7 @@ def disagreement(project: Project, query_pks: list[int]) -> dict[int, float]:
     if version is None:
         return {}
     units = units_for_level(project, DOCUMENTS)
-    mapping = MappingPolicy.parse(DEFAULT_MAPPING["rule"])
+    mapping = project.mapping_policy()
     people = _people_grades(project, units, mapping)
     query, unit, grade = _rater_grades(project, version.annotator.username, units, mapping)
     n = max(len(units.ids), 1)

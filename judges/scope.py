@@ -14,11 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.models import Chunking, Project
-from gold.units import DEFAULT_MAPPING, DOCUMENTS, annotator_unit_grades, live_labels
+from gold.units import DOCUMENTS, annotator_unit_grades, live_labels
 from gold.units import units_for_level as _units
 from metrics.models import Run
 from metrics.rankings import can_evaluate, ranked_run
-from numerics.mapping import MappingPolicy
 
 SAMPLE_SEED = 20240
 
@@ -75,9 +74,7 @@ def pool_keys(project: Project, units, query_pks: set[int] | None) -> list[tuple
 def judged_by_people(project: Project, units, query_pks: set[int] | None) -> set[tuple[int, int]]:
     """(query pk, unit index) that a person's label (or an adjudication) reaches."""
     labels = live_labels(project, annotators=human_names(project), adjudicated=True)
-    query, unit, _source, _grade = annotator_unit_grades(
-        labels, units, MappingPolicy.parse(DEFAULT_MAPPING["rule"])
-    )
+    query, unit, _source, _grade = annotator_unit_grades(labels, units, project.mapping_policy())
     keep = np.ones(query.size, dtype=bool)
     if query_pks is not None:
         keep = np.isin(query, list(query_pks))

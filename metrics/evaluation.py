@@ -21,7 +21,7 @@ from django.db.models.functions import Length
 
 from annotator.models import Judgment, Project, Query
 from gold.models import GoldSet
-from gold.units import DOCUMENTS, UnitGrades, Units, gold_unit_grades
+from gold.units import DOCUMENTS, UnitGrades, Units, gold_unit_grades, mapping_of
 from numerics.mapping import MappingPolicy
 from numerics.measures import RunIndex, evaluate_index, index_run
 from numerics.significance import bootstrap_cis
@@ -218,7 +218,8 @@ def evaluation_setting(
 ) -> EvaluationSetting:
     """The setting of the dashboards and the API: gold grades loaded at ``level`` (at
     documents for ``own``, the other levels' grades as runs need them)."""
-    mapping = mapping or MappingPolicy.parse("any_overlap")
+    if mapping is None:
+        mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
     own = level == OWN
     templates = tuple(measures or DEFAULT_MEASURES)
     gold = load_gold(project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping)

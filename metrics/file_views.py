@@ -82,7 +82,9 @@ def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
     if setting.own:
         return HttpResponseBadRequest(_("Choose a level: documents, pages or a chunking."))
     content = "\n".join(qrels_lines(setting.gold)) + "\n"
-    return attachment(content, TEXT, f"{project.slug}-{setting.level}.qrels")
+    return attachment(
+        content, TEXT, f"{project.slug}-{setting.level}.qrels", policy=setting.gold.description
+    )
 
 
 @login_required

@@ -105,7 +105,13 @@ class DashboardForm(forms.Form):
         return self.cleaned_data["k"] or 10
 
     def clean_mapping(self):
-        return MappingPolicy.parse(self.cleaned_data["mapping"] or "any_overlap")
+        text = self.cleaned_data["mapping"]
+        if not text:
+            return None  # the gold set's own policy, or the project's for live labels
+        try:
+            return MappingPolicy.parse(text)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean(self):
         data = super().clean()

@@ -193,3 +193,28 @@ def assert_consistent(export) -> None:
                 assert query.rel_map[unit] == item["grade"], (query.qid, unit)
                 backed.add(unit)
         assert backed == set(query.rel_map), query.qid
+
+
+def test_the_projects_mapping_setting_is_the_default_everywhere(overlapping, personas):
+    """A lead who set the project's mapping gets it in disagreements, freezing and the
+    dashboards without naming it again (no path falls back to any_overlap)."""
+    from metrics.evaluation import evaluation_setting
+    from numerics.mapping import MappingPolicy
+
+    project = personas["project"]
+    project.mapping = "chunk_overlap>=0.5"
+    project.save()
+    # Each passage covers under half of h0, so under the project's policy none reaches it.
+    assert run("disagreements", "acme", "--level", "halves") == ""
+    named = run("disagreements", "acme", "--level", "halves", "--mapping", "any_overlap")
+    assert json.loads(named)["unit"] == "h0"
+    run("freeze_gold", "acme", "--name", "team")
+    assert GoldSet.objects.get(name="team").policy["mapping"] == "chunk_overlap>=0.5"
+    setting = evaluation_setting(project, level="halves")
+    assert str(setting.mapping) == "chunk_overlap>=0.5"
+    assert setting.gold.grades.policy["mapping"] == "chunk_overlap>=0.5"
+    # Only the assessors' whole-document label covers each half enough to reach it.
+    assert setting.gold.grades.n_annotators.tolist() == [1, 1]
+    assert evaluation_setting(
+        project, level="halves", mapping=MappingPolicy.parse("any_overlap")
+    ).gold.grades.n_annotators.tolist() == [3, 1]

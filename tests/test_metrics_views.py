@@ -295,3 +295,22 @@ def test_drilldown_grade_records_the_seconds_spent(login, personas, bench):
         assert (timing.seconds if timing else None) == expected
     page = client.get(url("run_query", run.pk, query.qid, level="halves"))
     assert b"data-timed" in page.content  # the browser sends `elapsed` with each grade
+
+
+def test_qrels_downloads_carry_their_policy(login, personas, bench):
+    """A qrels file has no room for the policy, so both qrels downloads name it in the
+    ``Assay-Policy`` header: the live setting's (the project's mapping) and a version's."""
+    project = bench["project"]
+    project.mapping = "contains"
+    project.save()
+    client = login(personas["owner"])
+    live = client.get(url("qrels_file", level="documents"))
+    assert json.loads(live["Assay-Policy"])["mapping"] == "contains"
+    assert json.loads(live["Assay-Policy"])["gold"] == "live"
+    gold_set = freeze_gold_set(project, "g", policy=ConsensusPolicy("median"))
+    frozen = client.get(
+        reverse("gold:export", args=["acme", gold_set.pk]),
+        {"level": "documents", "format": "qrels"},
+    )
+    policy = json.loads(frozen["Assay-Policy"])
+    assert policy["rule"] == "median" and policy["mapping"] == "contains"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.utils.translation import gettext as _
 
-from numerics.mapping import MappingPolicy, map_pairs
+from numerics.mapping import map_pairs
 from numerics.spans import SpanArrays, fold_overlapping, page_of
 
 from ..models import Chunk, Granularity, Judgment
@@ -78,7 +78,7 @@ def cover(screen: Screen, cards: list[Card]) -> None:
     )
     if not labels:
         return
-    policy = MappingPolicy.parse(screen.project.mapping or "any_overlap")
+    policy = screen.project.mapping_policy()
     label, card_index = map_pairs(
         SpanArrays(*zip(*((row[1], row[2], row[3]) for row in labels), strict=True)),
         SpanArrays(

@@ -19,7 +19,9 @@ class Command(BaseCommand):
             "--annotators", help="comma-separated usernames (default: the project's people)"
         )
         parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
-        parser.add_argument("--mapping", default="any_overlap")
+        parser.add_argument(
+            "--mapping", help="how labels reach units (default: the project's mapping setting)"
+        )
         parser.add_argument("--rule", choices=sorted(DISAGREEMENT_RULES), default="any")
 
     def handle(self, *args, **options):
@@ -31,7 +33,7 @@ class Command(BaseCommand):
                 f"no level {options['level']!r}; use one of {', '.join(levels(project))}"
             )
         try:
-            mapping = MappingPolicy.parse(options["mapping"])
+            mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
         except ValueError as error:
             raise CommandError(str(error)) from None
         names = None

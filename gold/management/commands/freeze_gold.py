@@ -27,7 +27,9 @@ class Command(BaseCommand):
         parser.add_argument("--rule", choices=RULES, default="majority")
         parser.add_argument("--min-annotators", type=int, default=1)
         parser.add_argument("--no-adjudicated-first", action="store_true")
-        parser.add_argument("--mapping", default="any_overlap", help="the default mapping")
+        parser.add_argument(
+            "--mapping", help="how labels reach units (default: the project's mapping setting)"
+        )
         parser.add_argument("--note", default="")
 
     def handle(self, *args, **options):
@@ -43,7 +45,7 @@ class Command(BaseCommand):
             policy = ConsensusPolicy(
                 options["rule"], options["min_annotators"], not options["no_adjudicated_first"]
             )
-            mapping = MappingPolicy.parse(options["mapping"])
+            mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
             gold_set = freeze_gold_set(
                 project,
                 options["name"],

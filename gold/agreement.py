@@ -96,6 +96,9 @@ def _report(annotators, query, unit, source, grade) -> tuple[dict, list[dict]]:
 def project_agreement(
     project: Project, level: str, mapping: MappingPolicy | None = None
 ) -> AgreementReport:
+    """Agreement of the project's people (and of each pseudo-annotator with them) at a
+    level, under ``mapping`` (the project's setting unless given)."""
+    mapping = mapping or project.mapping_policy()
     members = project.memberships.select_related("user")
     humans = sorted(m.user.username for m in members if not m.is_pseudo)
     pseudo = sorted(m.user.username for m in members if m.is_pseudo)

@@ -55,6 +55,12 @@ class Units:
     end: np.ndarray
 
     @cached_property
+    def nbytes(self) -> int:
+        """Approximate memory held (what the per-process caches bound by)."""
+        text = sum(len(i) + 50 for i in self.ids.tolist())  # str objects and their pointers
+        return text + sum(a.nbytes for a in (self.pk, self.document, self.start, self.end))
+
+    @cached_property
     def fingerprint(self) -> str:
         """Identifies these units (level, ids, pks and spans) for caches of derived arrays."""
         digest = hashlib.blake2b(self.level.encode(), digest_size=16)
@@ -107,10 +113,10 @@ def levels(project: Project) -> list[str]:
 
 def units_for_level(project: Project, level: str) -> Units:
     if level in (DOCUMENTS, PAGES):
+        # Page starts (JSON, decoded row by row) are read only for the pages level.
+        fields = ("pk", "doc_id", "length", "page_starts")[: 4 if level == PAGES else 3]
         rows = list(
-            project.documents.annotate(length=Length("text"))
-            .order_by("pk")
-            .values_list("pk", "doc_id", "length", "page_starts")
+            project.documents.annotate(length=Length("text")).order_by("pk").values_list(*fields)
         )
         if level == DOCUMENTS:
             return Units(

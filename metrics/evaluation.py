@@ -16,12 +16,22 @@ from functools import cached_property
 from urllib.parse import urlencode
 
 import numpy as np
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Max, Q
 from django.db.models.functions import Length
 
-from annotator.models import Judgment, Project, Query
+from annotator.models import Chunk, Judgment, Project, Query
 from gold.models import GoldSet
-from gold.units import DOCUMENTS, UnitGrades, Units, gold_unit_grades, mapping_of
+from gold.units import (
+    DOCUMENTS,
+    PAGES,
+    LabelRows,
+    UnitGrades,
+    Units,
+    gold_labels,
+    gold_unit_grades,
+    mapping_of,
+    units_for_level,
+)
 from numerics.mapping import MappingPolicy
 from numerics.measures import RunIndex, evaluate_index, index_run
 from numerics.significance import bootstrap_cis
@@ -111,9 +121,31 @@ def load_gold(
     *,
     gold_set: GoldSet | None = None,
     mapping: MappingPolicy | None = None,
+    labels: LabelRows | None = None,
 ) -> Gold:
-    grades = gold_unit_grades(project, level, gold_set=gold_set, mapping=mapping)
+    """Gold grades at ``level``; ``labels``: ``gold_labels(project, gold_set)`` if already
+    loaded (a dashboard maps one load onto every level it shows)."""
+    grades = gold_unit_grades(
+        project,
+        level,
+        gold_set=gold_set,
+        mapping=mapping,
+        labels=labels,
+        units=level_units(project, level),
+    )
     return Gold(grades, gold_set, project.relevance_threshold)
+
+
+def level_units(project: Project, level: str) -> Units:
+    """The units of a level; a chunking's are kept per process while its chunks stay the
+    same (chunks are only ever added or deleted, so their count and newest pk tell)."""
+    if level in (DOCUMENTS, PAGES):
+        return units_for_level(project, level)  # documents can be replaced in place
+    version = Chunk.objects.filter(chunking__project=project, chunking__name=level).aggregate(
+        n=Count("pk"), newest=Max("pk")
+    )
+    key = ("units", project.pk, level, version["n"], version["newest"])
+    return cache.get(key, lambda: units_for_level(project, level))
 
 
 def own_level(run: Run) -> str:
@@ -138,6 +170,7 @@ class EvaluationSetting:
     templates: tuple[str, ...] = tuple(DEFAULT_MEASURES)  # the measures as chosen
     project: Project | None = None
     _golds: dict = field(default_factory=dict, compare=False, repr=False)
+    _labels: LabelRows | None = field(default=None, compare=False, repr=False)
 
     @property
     def level(self) -> str:
@@ -186,7 +219,11 @@ class EvaluationSetting:
             return self.gold
         if level not in self._golds:
             self._golds[level] = load_gold(
-                self.project, level, gold_set=self.gold.gold_set, mapping=self.mapping
+                self.project,
+                level,
+                gold_set=self.gold.gold_set,
+                mapping=self.mapping,
+                labels=self._labels,
             )
         return self._golds[level]
 
@@ -222,7 +259,10 @@ def evaluation_setting(
         mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
     own = level == OWN
     templates = tuple(measures or DEFAULT_MEASURES)
-    gold = load_gold(project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping)
+    labels = gold_labels(project, gold_set)
+    gold = load_gold(
+        project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping, labels=labels
+    )
     return EvaluationSetting(
         gold,
         k,
@@ -232,6 +272,7 @@ def evaluation_setting(
         project=project,
         charts=tuple(charts or ()),
         templates=templates,
+        _labels=labels,
     )
 
 

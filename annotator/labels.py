@@ -33,6 +33,15 @@ class Evidence:
     end: int
     chunk: Chunk | None = None
 
+    def span_fields(self) -> dict:
+        """The span as an ``EvidenceSpan``'s keyword arguments."""
+        return {
+            "granularity": self.granularity,
+            "document": self.document,
+            "start": self.start,
+            "end": self.end,
+        }
+
     @classmethod
     def for_chunk(cls, chunk: Chunk) -> Evidence:
         return cls(Granularity.CHUNK, chunk.document, chunk.start, chunk.end, chunk)
@@ -154,10 +163,7 @@ def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) ->
         annotator_id=judgment.annotator_id,
         changed_by=changed_by,
         event=event,
-        granularity=judgment.granularity,
-        document_id=judgment.document_id,
-        start=judgment.start,
-        end=judgment.end,
+        **judgment.span_fields(),
         chunk_id=judgment.chunk.chunk_id if judgment.chunk_id else "",
         old_grade=old_grade,
         new_grade=None if removed else judgment.grade,
@@ -201,10 +207,7 @@ def _write(query, annotator, evidence, grade, note, changed_by, suggestion_shown
                 judgment = Judgment.objects.create(
                     query=query,
                     annotator=annotator,
-                    granularity=evidence.granularity,
-                    document=evidence.document,
-                    start=evidence.start,
-                    end=evidence.end,
+                    **evidence.span_fields(),
                     chunk=evidence.chunk,
                     grade=grade,
                     note=note or "",
@@ -314,10 +317,7 @@ def bulk_create_judgments(judgments: Iterable[Judgment], *, changed_by, batch_si
                     annotator_id=j.annotator_id,
                     changed_by=changed_by,
                     event=JudgmentEvent.CREATE,
-                    granularity=j.granularity,
-                    document_id=j.document_id,
-                    start=j.start,
-                    end=j.end,
+                    **j.span_fields(),
                     chunk_id=j.chunk.chunk_id if j.chunk_id else "",
                     new_grade=j.grade,
                     new_note=j.note,

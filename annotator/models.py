@@ -237,6 +237,15 @@ class EvidenceSpan(models.Model):
     def span(self) -> Span:
         return Span(self.document_id, self.start, self.end)
 
+    def span_fields(self) -> dict:
+        """The shared fields as keyword arguments, to copy this span into another label."""
+        return {
+            "granularity": self.granularity,
+            "document_id": self.document_id,
+            "start": self.start,
+            "end": self.end,
+        }
+
 
 class JudgmentQuerySet(models.QuerySet):
     def in_project(self, project: Project) -> JudgmentQuerySet:

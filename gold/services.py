@@ -30,10 +30,7 @@ def adjudicate(*, query: Query, evidence: Evidence, grade: int, reason: str, adj
     with transaction.atomic():
         adjudication, created = Adjudication.objects.select_for_update().get_or_create(
             query=query,
-            granularity=evidence.granularity,
-            document=evidence.document,
-            start=evidence.start,
-            end=evidence.end,
+            **evidence.span_fields(),
             defaults={
                 "grade": grade,
                 "reason": reason,
@@ -51,10 +48,7 @@ def adjudicate(*, query: Query, evidence: Evidence, grade: int, reason: str, adj
         AdjudicationHistory.objects.create(
             adjudication=adjudication,
             query=query,
-            granularity=evidence.granularity,
-            document=evidence.document,
-            start=evidence.start,
-            end=evidence.end,
+            **evidence.span_fields(),
             old_grade=old,
             new_grade=grade,
             reason=reason,
@@ -145,10 +139,7 @@ def freeze_gold_set(
                 gold_set=gold_set,
                 query_id=j.query_id,
                 annotator=j.annotator.username,
-                granularity=j.granularity,
-                document_id=j.document_id,
-                start=j.start,
-                end=j.end,
+                **j.span_fields(),
                 grade=j.grade,
                 note=j.note,
             )
@@ -160,10 +151,7 @@ def freeze_gold_set(
                     gold_set=gold_set,
                     query_id=a.query_id,
                     adjudicated=True,
-                    granularity=a.granularity,
-                    document_id=a.document_id,
-                    start=a.start,
-                    end=a.end,
+                    **a.span_fields(),
                     grade=a.grade,
                     note=a.reason,
                 )

@@ -9,12 +9,13 @@ from django.views.decorators.http import require_GET
 
 from annotator.access import get_project_for_user
 from web.downloads import attachment
+from web.errors import answers_bad_parameters
 from web.spreadsheets import csv_text, xlsx_bytes
 
 from . import charts, reports
 from .access import get_run_for_user
 from .evaluation import qrels_lines, run_lines
-from .forms import DashboardForm, MetricsExportForm
+from .forms import MetricsExportForm, dashboard_form, run_setting
 from .tables import metrics_export
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -42,13 +43,11 @@ def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def dashboard_chart(request: HttpRequest, slug: str) -> HttpResponse:
     """The dashboard's bar chart as an SVG file."""
     project, membership = get_project_for_user(request, slug)
-    form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad dashboard parameters."))
-    setting = form.setting()
+    setting = dashboard_form(request, membership).setting()
     rows = reports.run_rows(project, setting)
     svg = reports.bar_chart(rows, setting, setting.chart_names)
     return attachment(svg, SVG, f"{project.slug}-{'-'.join(setting.chart_names)}.svg")
@@ -56,29 +55,22 @@ def dashboard_chart(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def run_file(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The run as a TREC file at the chosen level, in its ranking (what `evaluate` reads)."""
     _project, membership, run = get_run_for_user(request, slug, pk)
-    form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad parameters."))
-    setting = form.setting()
-    if not setting.can_evaluate(run):
-        return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
-    setting = setting.for_run(run)
+    setting = run_setting(dashboard_form(request, membership), run)
     content = "\n".join(run_lines(run, setting.gold)) + "\n"
     return attachment(content, TEXT, f"{run.name}-{setting.level}.run")
 
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
     """The gold grades of the dashboard setting as TREC qrels."""
     project, membership = get_project_for_user(request, slug)
-    form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad parameters."))
-    setting = form.setting()
+    setting = dashboard_form(request, membership).setting()
     if setting.own:
         return HttpResponseBadRequest(_("Choose a level: documents, pages or a chunking."))
     content = "\n".join(qrels_lines(setting.gold)) + "\n"
@@ -89,16 +81,12 @@ def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def run_histogram(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The run page's histogram of one measure's per-query values as an SVG file."""
     _project, membership, run = get_run_for_user(request, slug, pk)
-    form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad parameters."))
-    setting = form.setting()
-    if not setting.can_evaluate(run):
-        return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
-    setting = setting.for_run(run)
+    form = dashboard_form(request, membership)
+    setting = run_setting(form, run)
     _scores, rows = reports.per_query(run, setting)
     name, label = setting.measure(form.cleaned_data["sort"])
     svg = charts.histogram(f"{label} per query · {run.name}", [r["values"][name] for r in rows])

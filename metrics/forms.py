@@ -15,6 +15,7 @@ from gold.units import levels
 from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
 from numerics.measures import parse_measure
+from web.errors import BadParameters
 
 from .access import MAX_ID
 from .evaluation import (
@@ -144,6 +145,22 @@ class DashboardForm(forms.Form):
             measures=data["measures"] or None,
             charts=data["charts"],
         )
+
+
+def dashboard_form(request, membership) -> DashboardForm:
+    """The request's dashboard parameters, validated; ``BadParameters`` if they are not."""
+    form = DashboardForm(request.GET, membership=membership)
+    if not form.is_valid():
+        raise BadParameters(_("Bad parameters."))
+    return form
+
+
+def run_setting(form: DashboardForm, run) -> EvaluationSetting:
+    """The form's setting at ``run``'s level; ``BadParameters`` if it cannot measure it."""
+    setting = form.setting()
+    if not setting.can_evaluate(run):
+        raise BadParameters(_("This run cannot be evaluated at that level."))
+    return setting.for_run(run)
 
 
 def remembered_measures(user, project) -> list[str]:

@@ -18,11 +18,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user
 from annotator.models import Role
+from web.errors import answers_bad_parameters
 
 from . import charts
 from .access import get_run_for_user
 from .evaluation import evaluate_run
-from .forms import DashboardForm, RunEditForm
+from .forms import RunEditForm, dashboard_form
 from .models import Run
 from .rankings import forget_run
 
@@ -92,13 +93,11 @@ def run_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def series(request: HttpRequest, slug: str) -> HttpResponse:
     """A series' builds over time: the chart's measures with their 95 % intervals."""
     project, membership = get_project_for_user(request, slug)
-    form = DashboardForm(request.GET, membership=membership)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad parameters."))
-    setting = form.setting()
+    setting = dashboard_form(request, membership).setting()
     name = request.GET.get("series", "")
     builds = [
         run

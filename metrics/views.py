@@ -32,6 +32,7 @@ from annotator.access import (
 from annotator.labels import change_label
 from annotator.models import Membership, Query
 from gold.units import levels, units_for_level
+from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 
 from . import charts, reports
@@ -46,7 +47,7 @@ from .evaluation import (
     measure_catalogue,
     own_level,
 )
-from .forms import DashboardForm, JudgeForm, MeasureChoiceForm
+from .forms import DashboardForm, JudgeForm, MeasureChoiceForm, dashboard_form, run_setting
 from .models import MeasureChoice, Run
 
 
@@ -132,15 +133,11 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 @for_htmx("metrics/partials/run_queries.html")
+@answers_bad_parameters
 def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership, run = get_run_for_user(request, slug, pk)
-    form = _valid_form(request, membership)
-    if form is None:
-        return HttpResponseBadRequest(_("Bad parameters."))
-    setting = form.setting()
-    if not setting.can_evaluate(run):
-        return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
-    setting = setting.for_run(run)
+    form = dashboard_form(request, membership)
+    setting = run_setting(form, run)
     scores, rows = reports.per_query(run, setting)
     data = form.cleaned_data
     sort_name, _label = setting.measure(data["sort"])
@@ -198,13 +195,12 @@ def _drilldown(
 @login_required
 @require_GET
 @for_htmx("metrics/partials/drilldown.html")
+@answers_bad_parameters
 def run_query(request: HttpRequest, slug: str, pk: int, qid: str) -> HttpResponse:
     """Drill-down: one query's ranking with grades, missed gold and a second run."""
     project, membership, run = get_run_for_user(request, slug, pk)
     query = get_object_or_404(Query, project=project, qid=qid)
-    form = _valid_form(request, membership)
-    if form is None:
-        return HttpResponseBadRequest(_("Bad parameters."))
+    form = dashboard_form(request, membership)
     other = form.cleaned_data["other"]
     other_run = project_run(project, other) if other else None
     try:

@@ -13,7 +13,7 @@ from annotator.importing import run_import
 from annotator.models import Chunk, Chunking
 from formats import FileRejected
 from metrics.models import Run
-from metrics.rankings import cache
+from metrics.rankings import RUN_KEYS, cache
 from metrics.run_import import import_run
 from tests import test_metrics_views
 
@@ -87,14 +87,14 @@ def test_delete_asks_then_deletes_and_frees_the_cache(login, personas, bench):
     client = login(personas["owner"])
     client.get(url("dashboard", level="halves"))
     client.get(url("dashboard", level="documents"))
-    assert any(len(key) > 1 and key[1] == run.pk for key in cache._items)
+    assert any(key[0] in RUN_KEYS and key[1] == run.pk for key in cache._items)
     confirm = client.get(url("run_delete", run.pk))
     assert confirm.status_code == 200 and b'name="confirm"' in confirm.content
     assert client.post(url("run_delete", run.pk), {"confirm": "nope"}).status_code == 400
     assert Run.objects.filter(pk=run.pk).exists()
     assert client.post(url("run_delete", run.pk), {"confirm": run.name}).status_code == 302
     assert not Run.objects.filter(pk=run.pk).exists()
-    assert not any(len(key) > 1 and key[1] == run.pk for key in cache._items)
+    assert not any(key[0] in RUN_KEYS and key[1] == run.pk for key in cache._items)
 
 
 def test_filter_and_group_by_tag_and_parameter(login, personas, bench):

@@ -84,11 +84,12 @@ document.addEventListener("labels-changed", (event) => {
 });
 
 // Chart PNG downloads (a[data-png]): the server's SVG drawn on a canvas at twice its size.
-document.addEventListener("click", async (event) => {
+document.addEventListener("click", (event) => {
   const link = event.target.closest && event.target.closest("a[data-png]");
   if (!link) return;
   event.preventDefault();
-  const text = await (await fetch(link.href, { credentials: "same-origin" })).text();
+  // The image loads from the chart's own (same-origin) URL: the CSP allows no data: or
+  // blob: images, and a same-origin SVG leaves the canvas exportable.
   const image = new Image();
   image.onload = () => {
     const canvas = document.createElement("canvas");
@@ -105,5 +106,5 @@ document.addEventListener("click", async (event) => {
       setTimeout(() => URL.revokeObjectURL(anchor.href), 1000);
     }, "image/png");
   };
-  image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
+  image.src = link.href;
 });

@@ -84,6 +84,18 @@ def test_chart_measure_survives_refresh_and_download(page, live_server, three_ru
     values = re.findall(r'data-measure="MRR@10" data-value="([^"]+)"', svg)
     assert len(values) == 3 and "nDCG@10" not in svg
     assert sorted(f"{float(v):.4f}" for v in values) == sorted(table.values())
+    # The PNG is the same chart drawn on a canvas at twice its size (no console errors: the
+    # CSP allows the same-origin image, which a data: URL would break).
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    with page.expect_download() as download:
+        page.click("#chart-png")
+    png = Path(download.value.path()).read_bytes()
+    assert download.value.suggested_filename == "acme-chart.png"
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(png[16:20], "big")
+    svg_width = float(re.search(r'<svg[^>]* width="([0-9.]+)"', svg).group(1))
+    assert width == round(2 * svg_width) and errors == []
     if os.environ.get("ASSAY_SCREENSHOTS"):  # to look at the page while developing
         page.screenshot(path=f"{os.environ['ASSAY_SCREENSHOTS']}/chart.png", full_page=True)
 

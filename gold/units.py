@@ -111,6 +111,14 @@ def levels(project: Project) -> list[str]:
     return [DOCUMENTS, PAGES, *project.chunkings.values_list("name", flat=True)]
 
 
+def check_level(project: Project, level: str) -> str:
+    """``level`` if the project has it; else ``ValueError`` naming the levels it has."""
+    known = levels(project)
+    if level not in known:
+        raise ValueError(f"no level {level!r}; use one of {', '.join(known)}")
+    return level
+
+
 def units_for_level(project: Project, level: str) -> Units:
     if level in (DOCUMENTS, PAGES):
         # Page starts (JSON, decoded row by row) are read only for the pages level.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.cli import project_named
 from formats import FORMATS, FileRejected
 
-from ..models import Project
 from . import run_import
 
 
@@ -33,9 +33,7 @@ class ImportCommand(BaseCommand):
         return {}
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         try:
             result = run_import(
                 self.kind,

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.chunking import create_window_chunking
-from annotator.models import Project
+from annotator.cli import project_named
 from formats import FileRejected
 
 
@@ -19,9 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="the chunking's name (default tokens-SIZE-OVERLAP)")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         try:
             result = create_window_chunking(
                 project,

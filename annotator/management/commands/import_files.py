@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.cli import project_named
 from annotator.importing.files import import_files, sources_from_paths
-from annotator.models import Project
 from formats import FileRejected
 
 
@@ -24,9 +24,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         paths = [Path(p) for p in options["paths"]]
         missing = [str(p) for p in paths if not p.exists()]
         if missing:

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.models import Project
+from annotator.cli import project_named
 from gold.disagreements import DISAGREEMENT_RULES, disagreement_file, disagreements
-from gold.units import levels
+from gold.units import check_level
 from numerics.mapping import MappingPolicy
 
 
@@ -25,13 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("--rule", choices=sorted(DISAGREEMENT_RULES), default="any")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
-        if options["level"] not in levels(project):
-            raise CommandError(
-                f"no level {options['level']!r}; use one of {', '.join(levels(project))}"
-            )
+        project = project_named(options["slug"])
+        try:
+            check_level(project, options["level"])
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         try:
             mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
         except ValueError as error:

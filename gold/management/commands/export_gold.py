@@ -3,10 +3,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Max
 
-from annotator.models import Project
+from annotator.cli import project_named
 from gold.export import FORMATS, build_export, render_export
 from gold.models import GoldSet
-from gold.units import levels
+from gold.units import check_level
 from numerics.mapping import MappingPolicy
 
 
@@ -27,18 +27,16 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         sets = GoldSet.objects.filter(project=project, name=options["name"])
         version = options["gold_version"] or sets.aggregate(v=Max("version"))["v"]
         gold_set = sets.filter(version=version).first()
         if gold_set is None:
             raise CommandError(f"no gold set {options['name']!r} version {version}")
-        if options["level"] not in levels(project):
-            raise CommandError(
-                f"no level {options['level']!r}; use one of {', '.join(levels(project))}"
-            )
+        try:
+            check_level(project, options["level"])
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         try:
             mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
         except ValueError as error:

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.models import Project
+from annotator.cli import project_named
 from gold.services import ConsensusPolicy, freeze_gold_set
 from numerics.consensus import RULES
 from numerics.mapping import MappingPolicy
@@ -33,9 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--note", default="")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         names = None
         if options["annotators"] is not None:
             names = [n.strip() for n in options["annotators"].split(",") if n.strip()]

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
-from annotator.models import Project
+from annotator.cli import project_named
 from judges.services import JudgeError, create_judge
 
 
@@ -30,9 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=int, default=1000, help="maximum calls per job")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         prompt = None
         if options["prompt"]:
             try:

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 
-from annotator.models import Project
+from annotator.cli import project_named
 from judges.models import Judge
 from judges.services import JudgeError, plan_job, start_job
 
@@ -27,9 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--chunking", help="the chunking at chunk level (default: the first)")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         name = options["judge"]
         judge = Judge.objects.filter(Q(slug=name) | Q(name=name), project=project).first()
         if judge is None:

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.models import Chunking, Project
+from annotator.cli import project_named
+from annotator.models import Chunking
 from metrics.baseline import bm25_run
 from metrics.models import Run
 
@@ -18,9 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="replace a run of that name")
 
     def handle(self, *args, slug, chunking, documents, name, k, replace, **options):
-        project = Project.objects.filter(slug=slug).first()
-        if project is None:
-            raise CommandError(f"no project with slug {slug!r}")
+        project = project_named(slug)
         target = None
         if chunking:
             target = Chunking.objects.filter(project=project, name=chunking).first()

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.cli import project_named
 from annotator.importing.cli import parse_params
-from annotator.models import Chunking, Project
+from annotator.models import Chunking
 from formats import FileRejected
 from metrics.run_import import FORMATS, import_run
 
@@ -32,9 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="replace a run of that name")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project with slug {options['slug']!r}")
+        project = project_named(options["slug"])
         chunking = None
         if options["chunking"]:
             chunking = Chunking.objects.filter(project=project, name=options["chunking"]).first()

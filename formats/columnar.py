@@ -1,21 +1,25 @@
-"""Regular TREC runs through polars' multi-threaded CSV reader, joined with qrels by id.
+"""Regular TREC runs through polars' CSV reader, a block at a time, joined with qrels.
 
 A dense retriever's run over a large corpus holds millions of distinct document ids;
 putting them all in byte order (as ``factorize`` does) costs far more than reading the
 file. trec_eval never orders all ids: only a query's tied scores need a byte comparison,
-and the join with the qrels only needs the judged ids. This reader does the same: ids
-stay polars strings, the judged ones are found by a hash join with the qrels' ids,
-repeated results by hashing, and ``tie_codes`` orders the few tied ids on request.
+and the join with the qrels only needs the judged (query, id) pairs. This reader does
+the same: ids stay polars strings, the judged rows are found by a hash join on (query,
+id) a block of rows at a time, repeated results by hashing, and ``tie_codes`` orders the
+few tied ids on request. The file is parsed 32 MiB at a time, so that its text is never
+held whole (memory follows the kept columns, not the file).
 
 Only regular files take this path — one space (or one tab) between fields, six or more
 fields on every line, no comment or blank line, no byte-order mark, UTF-8, finite
 scores, not compressed — and anything else returns None, so that the caller reads the
 file with the checked reader (``arrays.read_run``), which names every bad line. Both
-give the same measures (tests/formats/test_columnar.py).
+give the same rows (tests/formats/test_columnar.py). In a regular file row i is line
+i + 1.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +29,8 @@ from .files import BOM, is_gzip
 from .trec import last_tag
 
 _FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
+BLOCK_BYTES = 1 << 25  # text parsed at a time
+BLOCK_ROWS = 1 << 20  # rows joined or hashed at a time
 
 
 @dataclass(frozen=True)
@@ -43,20 +49,56 @@ class RunFrame:
         ids = np.array([i.encode() for i in self.ids.gather(rows).to_list()], dtype=np.bytes_)
         return np.unique(ids, return_inverse=True)[1].ravel()
 
-    def judged(self, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rows whose id is among ``items`` (sorted UTF-8 bytes) and each one's code in
-        ``items``: a hash join, the run's ids are never sorted."""
+    def matches(
+        self, query: np.ndarray, qrel_query: np.ndarray, qrel_ids, *, rows: int = BLOCK_ROWS
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The rows whose (query, id) is a qrels row, ascending, and that qrels row.
+        ``query`` is each run row's query as a qrels query code (negative for a query
+        the qrels lack); qrels row j is (``qrel_query[j]``, ``qrel_ids[j]``). A hash join
+        on the pair, ``rows`` run rows at a time: memory follows the block and the
+        matches (at most the qrels), never the run."""
         import polars as pl
 
-        names = pl.Series([i.decode() for i in items.tolist()], dtype=pl.String)
-        rows = np.flatnonzero(self.ids.is_in(names.implode()).to_numpy())
-        found = pl.DataFrame({"id": self.ids.gather(rows)}).join(
-            pl.DataFrame({"id": names, "code": np.arange(items.size)}),
-            on="id",
-            how="left",
-            maintain_order="left",
+        qrels = pl.DataFrame(
+            {
+                "q": np.asarray(qrel_query, dtype=np.int32),
+                "id": qrel_ids,
+                "qrel": np.arange(len(qrel_ids), dtype=np.int64),
+            }
         )
-        return rows.astype(np.int64), found["code"].to_numpy().astype(np.int64)
+        found_row, found_qrel = [], []
+        for start in range(0, self.query.size, rows):
+            stop = min(start + rows, self.query.size)
+            block = pl.DataFrame(
+                {
+                    "q": np.asarray(query[start:stop], dtype=np.int32),
+                    "id": self.ids.slice(start, stop - start),
+                    "row": np.arange(start, stop, dtype=np.int64),
+                }
+            )
+            hit = block.join(qrels, on=["q", "id"], how="inner")
+            found_row.append(hit["row"].to_numpy())
+            found_qrel.append(hit["qrel"].to_numpy())
+        row = np.concatenate(found_row) if found_row else np.zeros(0, dtype=np.int64)
+        qrel = np.concatenate(found_qrel) if found_qrel else np.zeros(0, dtype=np.int64)
+        order = np.argsort(row, kind="stable")
+        return row[order].astype(np.int64), qrel[order].astype(np.int64)
+
+    def lookup(self, names: list[str], values: np.ndarray, *, rows: int = BLOCK_ROWS):
+        """``values[j]`` for each row whose id is ``names[j]`` (distinct), -1 for an id
+        not among them: a hash join, ``rows`` run rows at a time."""
+        import polars as pl
+
+        table = pl.DataFrame(
+            {"id": pl.Series(names, dtype=pl.String), "value": np.asarray(values, np.int64)}
+        )
+        found = np.empty(self.query.size, dtype=np.int64)
+        for start in range(0, self.query.size, rows):
+            stop = min(start + rows, self.query.size)
+            block = pl.DataFrame({"id": self.ids.slice(start, stop - start)})
+            value = block.join(table, on="id", how="left", maintain_order="left")["value"]
+            found[start:stop] = value.fill_null(-1).to_numpy()
+        return found
 
     def repeated(self) -> bool:
         """Whether a (query, id) pair occurs twice: ids are hashed, (query, hash) keys
@@ -74,7 +116,7 @@ class RunFrame:
                     return True
         return False
 
-    def _blocks(self, rows: int = 1 << 20):
+    def _blocks(self, rows: int = BLOCK_ROWS):
         """Row ranges of about ``rows`` rows that never split a query's rows, when each
         query's rows are contiguous (as retrievers write them); else the whole run."""
         n = self.query.size
@@ -98,7 +140,57 @@ def _ends(path: Path) -> tuple[bytes, bytes]:
         return first, handle.read()
 
 
-def read_regular_run(path: Path | str) -> RunFrame | None:
+def _text_blocks(path: Path, size: int = BLOCK_BYTES) -> Iterator[bytes]:
+    """The file in pieces of about ``size`` bytes, each ending at a line break (but the
+    last, when the file does not end with one)."""
+    rest = b""
+    with path.open("rb") as handle:
+        while chunk := handle.read(size):
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                rest += chunk
+                continue
+            yield rest + chunk[:cut]
+            rest = chunk[cut:]
+    if rest:
+        yield rest
+
+
+def _parse(text: bytes, separator: str):
+    """A block of lines as (qid, docid, score) columns, or None if a line is irregular."""
+    import polars as pl
+
+    schema = pl.Schema({name: pl.String for name in _FIELDS} | {"score": pl.Float64})
+    frame = (
+        pl.scan_csv(
+            text,
+            separator=separator,
+            has_header=False,
+            quote_char=None,
+            schema=schema,
+            truncate_ragged_lines=True,
+            extra_columns="ignore",
+        )
+        .select(
+            "qid",
+            "docid",
+            "score",
+            pl.any_horizontal(
+                pl.col("tag").is_null(),
+                pl.col("qid").is_null(),
+                pl.col("docid").is_null(),
+                pl.col("qid").str.len_bytes() == 0,
+                pl.col("docid").str.len_bytes() == 0,
+                pl.col("score").is_null(),
+                ~pl.col("score").is_finite(),
+            ).alias("irregular"),
+        )
+        .collect()
+    )
+    return None if frame["irregular"].any() else frame
+
+
+def read_regular_run(path: Path | str, *, block_bytes: int = BLOCK_BYTES) -> RunFrame | None:
     """A regular TREC run file as a ``RunFrame``, or None (take the checked reader)."""
     path = Path(path)
     if is_gzip(path) or not path.is_file() or path.stat().st_size == 0:
@@ -109,50 +201,30 @@ def read_regular_run(path: Path | str) -> RunFrame | None:
         return None
     import polars as pl
 
-    schema = pl.Schema({name: pl.String for name in _FIELDS} | {"score": pl.Float64})
+    code: dict[str, int] = {}  # query id -> its code, in order of first appearance
+    query, score, ids = [], [], []
     try:
-        frame = (
-            pl.scan_csv(
-                path,
-                separator=separators[0].decode(),
-                has_header=False,
-                quote_char=None,
-                schema=schema,
-                truncate_ragged_lines=True,
-                extra_columns="ignore",
+        for text in _text_blocks(path, block_bytes):
+            frame = _parse(text, separators[0].decode())
+            del text
+            if frame is None:
+                return None
+            distinct = frame["qid"].unique(maintain_order=True).to_list()
+            for qid in distinct:
+                code.setdefault(qid, len(code))
+            query.append(
+                frame["qid"]
+                .replace_strict(distinct, [code[q] for q in distinct], return_dtype=pl.Int32)
+                .to_numpy()
             )
-            .select(
-                pl.col("qid").cast(pl.Categorical),
-                "docid",
-                "score",
-                pl.any_horizontal(
-                    pl.col("tag").is_null(),
-                    pl.col("qid").is_null(),
-                    pl.col("docid").is_null(),
-                    pl.col("qid").str.len_bytes() == 0,
-                    pl.col("docid").str.len_bytes() == 0,
-                    pl.col("score").is_null(),
-                    ~pl.col("score").is_finite(),
-                ).alias("irregular"),
-            )
-            .collect(engine="streaming")
-        )
+            score.append(frame["score"].to_numpy())
+            ids.append(frame["docid"])
     except (pl.exceptions.PolarsError, OSError, ValueError):
         return None
-    if frame["irregular"].any():
-        return None
-    qid = frame["qid"]
-    distinct = qid.unique()
-    qids = np.array([q.encode() for q in distinct.cast(pl.String).to_list()], dtype=np.bytes_)
+    qids = np.array([q.encode() for q in code], dtype=np.bytes_)
     if any(q.startswith((b"#", BOM)) for q in qids.tolist()):  # a comment line
         return None
-    lookup = np.zeros(int(distinct.to_physical().max()) + 1, dtype=np.int32)
-    lookup[distinct.to_physical().to_numpy()] = np.arange(qids.size, dtype=np.int32)
-    query = lookup[qid.to_physical().to_numpy()]
-    return RunFrame(
-        qids=qids,
-        query=query,
-        score=frame["score"].to_numpy(),
-        ids=frame["docid"],
-        tag=last_tag(tail),
-    )
+    # One list at a time, so that a column and its blocks are never all held at once.
+    query = np.concatenate(query)
+    score = np.concatenate(score)
+    return RunFrame(qids=qids, query=query, score=score, ids=pl.concat(ids), tag=last_tag(tail))

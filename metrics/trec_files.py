@@ -147,22 +147,23 @@ def _judge_regular(judged: Judged, run_path: str | Path) -> JudgedRun | None:
     in_run[code[code >= 0]] = True
     if not in_run.any():
         raise _no_common_query(run_path)
-    rows, codes = frame.judged(judged.items)
-    n_items = max(judged.items.size, 1)
-    qrel_key = judged.query * n_items + judged.item
-    by_key = np.argsort(qrel_key, kind="stable")
-    sorted_key = qrel_key[by_key]
-    run_key = query[rows].astype(np.int64) * n_items + codes
-    where = np.minimum(np.searchsorted(sorted_key, run_key), sorted_key.size - 1)
-    found = (query[rows] >= 0) & (sorted_key[where] == run_key)
+    rows, qrel = frame.matches(query, judged.query, _qrel_ids(judged))
     judged_rows_ = judged_rows_of_run(
         query=query,
         score=frame.score,
-        judged_row=rows[found],
-        judged_qrel=by_key[where[found]],
+        judged_row=rows,
+        judged_qrel=qrel,
         qrel_query=judged.query,
         qrel_grade=judged.grade,
         n_queries=n_queries,
         tie_codes=frame.tie_codes,
     )
     return JudgedRun([q.decode() for q in judged.qids], in_run, judged_rows_, frame.tag)
+
+
+def _qrel_ids(judged: Judged):
+    """The id of every qrels row, as polars strings (the columnar reader's ids)."""
+    import polars as pl
+
+    names = pl.Series([i.decode() for i in judged.items.tolist()], dtype=pl.String)
+    return names.gather(judged.item)

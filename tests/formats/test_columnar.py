@@ -84,3 +84,40 @@ def test_irregular_files_take_the_checked_reader(tmp_path):
     qrels = tmp_path / "qrels"
     qrels.write_text("q1 0 d1 1\n")
     assert _judge_regular(read_qrels(qrels), path) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(QID, DOC, SCORE), min_size=1, max_size=60),
+    st.lists(st.tuples(QID, DOC), min_size=0, max_size=40, unique=True),
+    st.integers(1, 7),
+    st.integers(8, 64),
+)
+def test_joins_a_block_at_a_time_as_the_whole_run(tmp_path_factory, run, qrels, rows, block_bytes):
+    """Block-wise parsing and joining give what the whole file in one block gives, and
+    the join finds exactly the (query, id) pairs of the qrels."""
+    import polars as pl
+
+    path = tmp_path_factory.mktemp("b") / "run"
+    path.write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in run))
+    small, whole = read_regular_run(path, block_bytes=block_bytes), read_regular_run(path)
+    assert [small.qids[c] for c in small.query] == [whole.qids[c] for c in whole.query]
+    assert small.ids.to_list() == whole.ids.to_list() == [d for _q, d, _s in run]
+    assert small.score.tolist() == whole.score.tolist() == [s for _q, _d, s in run]
+    qrel_qids = sorted({q for q, _d in qrels} | {"q1"})
+    code = {q: i for i, q in enumerate(qrel_qids)}
+    query = np.array([code.get(whole.qids[c].decode(), -1) for c in whole.query], np.int32)
+    qrel_query = np.array([code[q] for q, _d in qrels], dtype=np.int64)
+    qrel_ids = pl.Series([d for _q, d in qrels], dtype=pl.String)
+    got = small.matches(query, qrel_query, qrel_ids, rows=rows)
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(got, whole.matches(query, qrel_query, qrel_ids), strict=True)
+    )
+    position = {pair: j for j, pair in enumerate(qrels)}
+    expected = [(i, position[q, d]) for i, (q, d, _s) in enumerate(run) if (q, d) in position]
+    assert list(zip(got[0].tolist(), got[1].tolist(), strict=True)) == expected
+    names = sorted({d for _q, d in qrels})
+    assert small.lookup(names, np.arange(len(names)) + 10, rows=rows).tolist() == [
+        names.index(d) + 10 if d in names else -1 for _q, d, _s in run
+    ]

@@ -1,10 +1,12 @@
 """Importing retrieval runs (TREC, JSONL, CSV, XLSX): every line checked, all or nothing.
 
-The file is read by ``formats.read_run`` into arrays (TREC through numpy's C reader);
-ids are then matched to the project's queries and items once per distinct id, not once
-per line. Every bad line is reported by number. Unknown query or item ids are errors by
-default; with ``keep_known`` those lines are left out and counted on the run, so the
-dashboard can say how much was dropped.
+A regular TREC file takes the columnar reader (``formats.columnar``, polars, a block at
+a time: a 10,000,000-line run in well under 1 GB), its ids matched to the project's by a
+hash join; any other file, or one that repeats a result, takes ``formats.read_run``,
+which names every bad line, its ids matched once per distinct id. Both paths then make
+the same checks. Unknown query or item ids are errors by default; with ``keep_known``
+those lines are left out and counted on the run, so the dashboard can say how much was
+dropped.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from django.utils.translation import gettext_lazy as _
 
 from annotator.importing import ImportKind, ImportResult
 from annotator.models import Chunk, Chunking, Project
-from formats import FileRejected, LineErrors, read_run
+from formats import MAX_REPORTED, FileRejected, LineErrors
 from formats.arrays import RUN_FORMATS
 
 from .models import Run, RunLevel
+from .run_rows import RunRows, read_rows
 
 FORMATS = RUN_FORMATS
 
@@ -47,31 +50,30 @@ def import_run(
     if not replace and Run.objects.filter(project=project, name=name).exists():
         raise FileRejected([f"a run named {name!r} already exists in this project"])
     errors = LineErrors()
-    ranked = read_run(
-        path,
-        format,
-        errors=errors,
-        max_bytes=settings.ASSAY_MAX_UPLOAD_BYTES,
-        progress=progress,
-    )
     query_ids = dict(project.queries.values_list("qid", "pk"))
     if chunking is not None:
         item_ids = dict(Chunk.objects.filter(chunking=chunking).values_list("chunk_id", "pk"))
     else:
         item_ids = dict(project.documents.values_list("doc_id", "pk"))
-    item_pks = _pks(ranked.items, item_ids)
-    hint = _wrong_chunking(project, chunking, ranked.items, item_pks)
+    rows = read_rows(
+        path,
+        format,
+        errors,
+        query_ids,
+        item_ids,
+        max_bytes=settings.ASSAY_MAX_UPLOAD_BYTES,
+        progress=progress,
+    )
+    hint = _wrong_chunking(project, chunking, rows)
     if hint:
         raise FileRejected([hint])
-    query = _pks(ranked.qids, query_ids)[ranked.query]
-    item = item_pks[ranked.item]
-    unknown_query = query < 0
-    unknown_item = (item < 0) & ~unknown_query
+    unknown_query = rows.query < 0
+    unknown_item = (rows.item < 0) & ~unknown_query
     if not keep_known:
-        _report(errors, ranked.line, unknown_query, ranked.qids, ranked.query, "unknown query id")
-        _report(errors, ranked.line, unknown_item, ranked.items, ranked.item, "unknown id")
+        _report(errors, rows, unknown_query, rows.query_ids, "unknown query id")
+        _report(errors, rows, unknown_item, rows.item_ids, "unknown id")
     known = ~(unknown_query | unknown_item)
-    if not errors and ranked.line.size and not known.any():
+    if not errors and rows.size and not known.any():
         errors.add(0, "no line names a known query and a known id")
     errors.raise_if_any()
     dropped = int(np.count_nonzero(~known))
@@ -88,13 +90,17 @@ def import_run(
             created_by=created_by,
             n_dropped=dropped,
             dropped_summary={
-                "unknown_queries": _summary(ranked.qids, ranked.query[unknown_query]),
-                "unknown_items": _summary(ranked.items, ranked.item[unknown_item]),
+                "unknown_queries": _summary(np.flatnonzero(unknown_query), rows.query_ids),
+                "unknown_items": _summary(np.flatnonzero(unknown_item), rows.item_ids),
             }
             if dropped
             else {},
         )
-        run.set_results(query[known], item[known], ranked.score[known])
+        query, item, score = rows.query, rows.item, rows.score
+        del rows  # the ids are no longer needed: free them before storing
+        if dropped:
+            query, item, score = query[known], item[known], score[known]
+        run.set_results(query, item, score)
         run.save()
     return run
 
@@ -106,16 +112,13 @@ WRONG_BELOW = 0.9
 OTHER_AT_LEAST = 0.99
 
 
-def _wrong_chunking(
-    project: Project, chunking: Chunking | None, ids: np.ndarray, pks: np.ndarray
-) -> str | None:
+def _wrong_chunking(project: Project, chunking: Chunking | None, rows: RunRows) -> str | None:
     """The refusal message when the file's ids belong to another chunking, else None."""
-    if ids.size == 0:
+    if not (rows.item < 0).any():
         return None
-    known = float(np.mean(pks >= 0))
+    names, known = rows.distinct_items()
     if known >= WRONG_BELOW:
         return None
-    names = {i.decode() for i in ids.tolist()}
     candidates: list[tuple[str, set]] = [
         (other.name, set(other.chunks.values_list("chunk_id", flat=True)))
         for other in project.chunkings.exclude(pk=chunking.pk if chunking else None)
@@ -135,24 +138,17 @@ def _wrong_chunking(
     return None
 
 
-def _pks(ids: np.ndarray, pks: dict[str, int]) -> np.ndarray:
-    """The primary key of each distinct id (UTF-8 bytes), -1 where the project has none."""
-    return np.array([pks.get(i.decode(), -1) for i in ids.tolist()], dtype=np.int64)
+def _report(errors: LineErrors, rows: RunRows, unknown, names, what: str) -> None:
+    """One ``line N: what 'id'`` per unknown row; only the reported ones are named."""
+    where = np.flatnonzero(unknown)
+    shown = names(where[:MAX_REPORTED])
+    errors.add_each(rows.lines(where), lambda i: f"{what} {shown[i]!r}")
 
 
-def _report(errors: LineErrors, line, unknown, ids, codes, what: str) -> None:
-    rows = np.flatnonzero(unknown)
-    errors.add_each(line[rows], lambda i: f"{what} {ids[codes[rows[i]]].decode()!r}")
-
-
-def _summary(ids: np.ndarray, codes: np.ndarray) -> dict:
-    counts = np.bincount(codes, minlength=ids.size) if codes.size else np.zeros(0, int)
-    present = np.flatnonzero(counts)
-    return {
-        "results": int(codes.size),
-        "ids": int(present.size),
-        "examples": [i.decode() for i in ids[present[:20]]],
-    }
+def _summary(where: np.ndarray, names) -> dict:
+    """The dropped rows ``where``: how many, how many distinct ids, the first 20."""
+    distinct = names(where, distinct=True)
+    return {"results": int(where.size), "ids": len(distinct), "examples": distinct[:20]}
 
 
 def _load(project, path, *, fmt, options, progress, changed_by, source_name) -> ImportResult:

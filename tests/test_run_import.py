@@ -7,7 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotator.models import Chunk, Document, Query
-from formats import FileRejected
+from formats import FileRejected, LineErrors
+from metrics import run_rows
 from metrics.models import Run
 from metrics.run_import import import_run
 
@@ -157,3 +158,52 @@ def test_cranfield_run_imports_whole(personas, tmp_path):
     run = import_run(project, path, name="boolean")
     assert (run.n_results, run.n_queries) == (11250, 225)
     assert np.isfinite(run.get_results()[2]).all()
+
+
+@pytest.mark.parametrize("keep_known", [False, True])
+def test_regular_trec_files_take_the_columnar_reader_with_the_same_checks(
+    project, tmp_path, monkeypatch, keep_known
+):
+    text = "q1 Q0 d1 1 2.5 t\nq9 Q0 d1 1 1 t\nq1 Q0 d9 2 1 t\nq2 Q0 d2 1 7 t\nq9 Q0 d8 3 0.5 t\n"
+    path = write(tmp_path, "r.run", text)
+    pks = dict(Document.objects.values_list("doc_id", "pk"))
+    rows = run_rows.read_rows(path, None, LineErrors(), {"q1": 1}, pks)
+    assert isinstance(rows, run_rows.ColumnarRows)
+    assert rows.lines(np.array([0, 4])).tolist() == [1, 5]
+    outcomes = []
+    for name in ("columnar", "checked"):
+        if name == "checked":  # every file now takes the checked reader
+            monkeypatch.setattr(run_rows, "read_regular_run", lambda path: None)
+        try:
+            run = import_run(project, path, name=name, keep_known=keep_known)
+        except FileRejected as failure:
+            outcomes.append(failure.errors)
+        else:
+            results = [a.tolist() for a in run.get_results()]
+            outcomes.append((run.n_results, run.n_dropped, run.dropped_summary, results))
+    assert outcomes[0] == outcomes[1]
+    if keep_known:
+        assert outcomes[0][:3] == (
+            2,
+            3,
+            {
+                "unknown_queries": {"results": 2, "ids": 1, "examples": ["q9"]},
+                "unknown_items": {"results": 1, "ids": 1, "examples": ["d9"]},
+            },
+        )
+    else:
+        assert outcomes[0] == [
+            "line 2: unknown query id 'q9'",
+            "line 3: unknown id 'd9'",
+            "line 5: unknown query id 'q9'",
+        ]
+
+
+def test_a_repeated_result_in_a_regular_file_is_named_by_line(project, tmp_path):
+    path = write(tmp_path, "r.run", "q1 Q0 d1 1 2.5 t\nq2 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n")
+    with pytest.raises(FileRejected) as failure:
+        import_run(project, path, name="r")
+    assert failure.value.errors == [
+        "line 3: item 'd1' appears again for query 'q1' (first on line 1)"
+    ]
+    assert Run.objects.count() == 0

@@ -161,6 +161,7 @@ def main() -> None:
         if name not in wanted:
             continue
         qrels, run = generate(name, corpus)
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         tools = commands(trec_eval, qrels, run)
         samples: dict[str, list[tuple[float, float, float]]] = {t: [] for t in tools}
         for repeat in range(REPEATS):
@@ -179,3 +180,8 @@ def main() -> None:
                 f"{wall / median['pytrec_eval'][0]:.2f} | {REPEATS} |",
                 flush=True,
             )
+        for tool in tools:
+            each = ", ".join(f"{w:.1f} s / {c:.1f} CPU-s / {p:.0f} MB" for w, c, p in samples[tool])
+            print(f"<!-- {name} {tool}: {each} -->")
+        after = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"\n{name}: load average {load} before, {after} after\n", flush=True)

@@ -22,6 +22,13 @@ DEFAULT_GRADE_LABELS = {
     2: "Partially answers",
     3: "Fully answers",
 }
+# The default labels in the user's language; a label the owner changed is shown as written.
+DEFAULT_GRADE_LABELS_SHOWN = {
+    DEFAULT_GRADE_LABELS[0]: _("Not relevant"),
+    DEFAULT_GRADE_LABELS[1]: _("Related, does not answer"),
+    DEFAULT_GRADE_LABELS[2]: _("Partially answers"),
+    DEFAULT_GRADE_LABELS[3]: _("Fully answers"),
+}
 
 
 class Role(models.TextChoices):
@@ -110,6 +117,13 @@ class Project(models.Model):
     @property
     def grade_labels(self) -> list[tuple[int, str]]:
         return [(g, getattr(self, f"grade_label_{g}")) for g in GRADES]
+
+    @property
+    def shown_grade_labels(self) -> list[tuple[int, str]]:
+        """(grade, label) for screens: default labels in the user's language."""
+        return [
+            (g, str(DEFAULT_GRADE_LABELS_SHOWN.get(label, label))) for g, label in self.grade_labels
+        ]
 
 
 class Membership(models.Model):

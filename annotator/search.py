@@ -24,7 +24,7 @@ from django.db import connection
 from django.db.models import F, Q
 from django.db.models.functions import Substr
 
-from numerics.words import STOP_WORDS, words
+from numerics.words import HAN_RANGES, STOP_WORDS, words
 
 from .models import Chunk, Chunking, Document, Project
 
@@ -80,13 +80,30 @@ def han_bigrams(text: str) -> list[str]:
     return pairs[:MAX_TERMS]
 
 
+# A letter or digit that is not Han: where a non-Han word may not continue.
+_NOT_HAN_LETTER = rf"(?![{HAN_RANGES}])[^\W_]"
+
+
+def _whole_word(term: str) -> str:
+    """A pattern for ``term`` as a whole word: "wing" does not match inside "owing".
+
+    Chinese has no spaces, so an edge that is a Han character (or not a letter) may touch
+    anything; an edge that is a letter or digit of another script may not touch another."""
+    pattern = re.escape(term)
+    if re.match(_NOT_HAN_LETTER, term[0]):
+        pattern = rf"(?<!{_NOT_HAN_LETTER}){pattern}"
+    if re.match(_NOT_HAN_LETTER, term[-1]):
+        pattern = rf"{pattern}(?!{_NOT_HAN_LETTER})"
+    return pattern
+
+
 def highlight(text: str, terms: list[str]) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, is_match) for showing search hits; case-insensitive."""
+    """``text`` cut into (piece, is_match) for showing search hits: whole words, any case."""
     terms = [t for t in terms if t]
     if not terms or not text:
         return [(text, False)]
     pattern = re.compile(
-        "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE
+        "|".join(_whole_word(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE
     )
     pieces: list[tuple[str, bool]] = []
     position = 0

@@ -18,7 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from web.htmx import for_htmx
 
-from .access import get_project_for_user, sees_all_labels
+from .access import can_label, get_project_for_user, sees_all_labels
+from .assignments import next_open
 from .forms import ListFilterForm, MemberAddForm, MemberRoleForm, ProjectSettingsForm
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
 from .originals import is_pdf, original_path
@@ -41,7 +42,8 @@ def project_list(request: HttpRequest) -> HttpResponse:
         n_queries=Count("queries", distinct=True),
     )
     roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
-    rows = [(p, roles.get(p.pk)) for p in projects]
+    role_names = dict(Role.choices)  # shown in the user's language
+    rows = [(p, role_names.get(roles.get(p.pk), roles.get(p.pk) or "")) for p in projects]
     return TemplateResponse(request, "annotator/project_list.html", {"rows": rows})
 
 
@@ -60,6 +62,8 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "n_judgments": judgments.count(),
         "n_members": project.memberships.filter(is_pseudo=False).count(),
         "sees_all": sees_all_labels(membership),
+        "can_label": can_label(membership),
+        "next_assignment": next_open(project, request.user) if can_label(membership) else None,
     }
     return TemplateResponse(request, "annotator/project_detail.html", context)
 
@@ -207,8 +211,9 @@ def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "membership": membership,
         "query": query,
         "judgments": judgments,
-        "grade_labels": dict(project.grade_labels),
+        "grade_labels": dict(project.shown_grade_labels),
         "sees_all": sees_all_labels(membership),
+        "can_label": can_label(membership),
     }
     return TemplateResponse(request, "annotator/query_detail.html", context)
 

@@ -105,7 +105,7 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "rules": DISAGREEMENT_RULES,
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
-        "grade_labels": project.grade_labels,
+        "grade_labels": project.shown_grade_labels,
     }
     return TemplateResponse(request, "gold/queue.html", context)
 
@@ -185,7 +185,7 @@ def adjudicate_item(request: HttpRequest, slug: str) -> HttpResponse:
         "project": project,
         "item": items[0],
         "filters": _filters(project, data),
-        "grade_labels": project.grade_labels,
+        "grade_labels": project.shown_grade_labels,
         "saved": True,
     }
     return TemplateResponse(request, "gold/partials/queue_item.html", context)

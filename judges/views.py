@@ -224,6 +224,6 @@ def calibration(request: HttpRequest, slug: str) -> HttpResponse:
         "raters": names,
         "chosen": chosen,
         "result": result,
-        "grades": project.grade_labels,
+        "grades": project.shown_grade_labels,
     }
     return TemplateResponse(request, "judges/calibration.html", context)

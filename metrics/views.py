@@ -187,7 +187,7 @@ def _drilldown(
         **reports.drill_context(run, query, setting, other),
         "runs": Run.objects.filter(project=project).exclude(pk=run.pk).without_results(),
         "may_label": _may_grade(membership, setting),
-        "grade_labels": project.grade_labels,
+        "grade_labels": project.shown_grade_labels,
     }
     return TemplateResponse(request, template, context)
 

@@ -110,7 +110,7 @@ def test_the_queue_status_refreshes_itself(login, personas, corpus):
     assert 'hx-trigger="labels-changed from:body"' in section
     save(client, corpus, chunk=corpus["chunk"].pk, grade=2, elapsed="75")
     status = client.get(url("label_query_status", corpus), **HTMX).content.decode()
-    assert '<span class="time-spent">1:15</span>' in status
+    assert '<span class="time-spent">1 min 15 s</span>' in status
 
 
 def test_document_view_and_results_refresh_on_their_own_document(login, personas, corpus):

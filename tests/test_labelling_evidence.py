@@ -49,19 +49,25 @@ class Segments(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.inside = False
         self.segments: list[list] = []
-        self.depth = 0
+        self.open: list[bool] = []  # open spans: is each the focus box?
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if attrs.get("id") == "doc-page-text":
             self.inside = True
             self.page = (int(attrs["data-start"]), int(attrs["data-end"]))
+        elif self.inside and tag == "span" and attrs.get("class") == "focus":
+            self.open.append(True)  # the focused chunk's one box: its spans are "focus"
         elif self.inside and tag == "span":
-            self.segments.append([int(attrs["data-start"]), "", attrs.get("class", "")])
+            self.open.append(False)
+            focus = " focus" if any(self.open) else ""
+            self.segments.append([int(attrs["data-start"]), "", attrs.get("class", "") + focus])
 
     def handle_endtag(self, tag):
         if tag == "div" and self.inside:
             self.inside = False
+        elif tag == "span" and self.inside and self.open:
+            self.open.pop()
 
     def handle_data(self, data):
         if self.inside and self.segments:
@@ -101,9 +107,13 @@ def test_render_segments_escapes_and_marks():
     assert html == (
         '<span class="seg" data-start="0">a</span>'
         '<span class="seg hl g3" data-start="1" data-judgments="9">&lt;b</span>'
-        '<span class="seg hl g3 focus" data-start="3" data-judgments="9">&gt;</span>'
-        '<span class="seg focus" data-start="4">&amp;c</span>'
+        '<span class="focus" data-start="3">'
+        '<span class="seg hl g3" data-start="3" data-judgments="9">&gt;</span>'
+        '<span class="seg" data-start="4">&amp;c</span>'
+        "</span>"
     )
+    # A focus outside the part shown draws nothing (and leaves no box open).
+    assert "focus" not in str(render_segments("abcdef", 0, 3, [], focus=(4, 6)))
 
 
 def test_view_spans():
@@ -196,7 +206,7 @@ def test_pages_cannot_be_graded_on_a_document_without_pages(login, personas, zh)
     assert judge(client, zh, granularity="page", page=1, grade=2).status_code == 400
     html = client.get(doc_url(zh)).content.decode()
     assert 'name="granularity" value="page"' not in html
-    assert "Part 1 of 1" in html
+    assert "Page 1 of 1" in html  # the same word as the cards and evidence rows
 
 
 def test_existing_evidence_can_be_changed_and_removed_from_the_document(login, personas, zh):

@@ -266,7 +266,9 @@ def test_every_copy_of_a_card_refreshes_itself_on_the_event(login, personas, cor
     for region, html in (("cand", screen), ("found", found)):
         place = html[html.index(f'id="{region}-{pk}"') :]
         assert place.index(listens) < place.index("<article"), region
-        assert f'hx-get="{judge_url(corpus)}?chunk={pk}"' in place[: place.index("<article")]
+        # The card's number travels with the refresh, so the refreshed card keeps it.
+        refresh = f'hx-get="{judge_url(corpus)}?chunk={pk}&amp;pos=1"'
+        assert refresh in place[: place.index("<article")]
     # What the other copy fetches is the card as it is now.
     grade_chunk(client, corpus, 3)
     card = client.get(judge_url(corpus), {"chunk": pk}, HTTP_HX_REQUEST="true").content.decode()

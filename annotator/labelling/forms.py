@@ -75,7 +75,13 @@ class QueueFilterForm(forms.Form):
 
 class StatusForm(forms.Form):
     action = forms.ChoiceField(
-        choices=[("skip", "skip"), ("done", "done"), ("reopen", "reopen"), ("time", "time")]
+        choices=[
+            ("skip", "skip"),
+            ("done", "done"),
+            ("reopen", "reopen"),
+            ("time", "time"),
+            ("claim", "claim"),  # add this query to my own queue
+        ]
     )
     reason = forms.CharField(required=False, max_length=500, strip=True)
     elapsed = forms.FloatField(required=False)
@@ -110,6 +116,7 @@ class JudgeForm(forms.Form):
     text = forms.CharField(required=False, strip=False, max_length=2_000_000)
     elapsed = forms.FloatField(required=False)
     suggested = forms.BooleanField(required=False)  # a judge's suggestion was on screen
+    pos = forms.IntegerField(required=False, min_value=1, max_value=100_000)  # card's number
 
     def clean(self):
         data = super().clean()
@@ -135,6 +142,7 @@ class EvidenceFragmentForm(forms.Form):
     chunk = forms.IntegerField(required=False, min_value=1)
     document = forms.IntegerField(required=False, min_value=1)
     chunking = forms.IntegerField(required=False, min_value=1)
+    pos = forms.IntegerField(required=False, min_value=1, max_value=100_000)  # card's number
 
 
 class SearchForm(forms.Form):

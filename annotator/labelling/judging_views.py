@@ -105,7 +105,7 @@ def _answer(screen: Screen, data: dict, change: LabelChange) -> dict:
     evidence = change.evidence
     if data.get("chunk"):
         cards = chunk_cards(screen, [evidence.chunk.pk], screen.pool_groups)
-        return {"card": next(iter(cards), None)}
+        return {"card": next(iter(cards), None), "position": data.get("pos")}
     if evidence.granularity == Granularity.DOCUMENT and not data.get("judgment"):
         return {"result": next(iter(document_results(screen, [evidence.document.pk])), None)}
     judgment = change.judgment
@@ -140,7 +140,8 @@ def _evidence_fragment(request: HttpRequest, screen: Screen) -> HttpResponse:
         cards = chunk_cards(screen, [data["chunk"]], screen.pool_groups)
         if not cards:
             raise Http404("No such chunk")
-        return TemplateResponse(request, CARD, screen.context(card=cards[0]))
+        context = screen.context(card=cards[0], position=data["pos"])
+        return TemplateResponse(request, CARD, context)
     if data["document"]:
         results = document_results(screen, [data["document"]])
         if not results:

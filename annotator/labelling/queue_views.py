@@ -153,6 +153,14 @@ def label_query_status(request: HttpRequest, screen: Screen) -> HttpResponse:
     if data["action"] == "time":
         work.add_time(assignment, seconds)
         return HttpResponse(status=204)
+    if data["action"] == "claim":  # anyone who labels may take on a query they found
+        work.assign_each(screen.project, [screen.query.pk], [screen.user.pk], screen.user)
+        fresh = Screen(request, screen.project, screen.membership, screen.query)
+        if request.htmx:
+            return TemplateResponse(
+                request, "annotator/partials/label_status.html", fresh.context()
+            )
+        return redirect("annotator:label_query", slug=screen.project.slug, pk=screen.query.pk)
     if assignment is None:
         return text_error(_("This query is not in your queue."))
     unjudged = None

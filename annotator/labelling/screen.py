@@ -26,31 +26,28 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from .. import assignments as work
 from ..access import can_label, get_project_for_user, sees_all_labels
-from ..models import DEFAULT_GRADE_LABELS, Assignment, Chunking, Membership, Project, Query
+from ..models import Assignment, Chunking, Membership, Project, Query
 from ..pool import candidate_chunk_ids, stable_shuffle
 from ..search import default_chunking
 from .cards import Card, EvidenceRow, chunk_cards, own_evidence
 from .pieces import fold_pool
 
-# The default grade labels, translated when a project keeps them unchanged.
-DEFAULT_LABELS_TRANSLATED = {
-    DEFAULT_GRADE_LABELS[0]: gettext_lazy("Not relevant"),
-    DEFAULT_GRADE_LABELS[1]: gettext_lazy("Related, does not answer"),
-    DEFAULT_GRADE_LABELS[2]: gettext_lazy("Partially answers"),
-    DEFAULT_GRADE_LABELS[3]: gettext_lazy("Fully answers"),
-}
-
 
 def duration(seconds: float) -> str:
-    """``m:ss`` or ``h:mm:ss``."""
+    """A time with its units: "29 s", "1 min 5 s", "2 h 3 min" (in the user's language)."""
     seconds = round(seconds or 0)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+    if hours:
+        return _("%(h)d h %(m)d min") % {"h": hours, "m": minutes}
+    if minutes and not secs:
+        return _("%(m)d min") % {"m": minutes}
+    if minutes:
+        return _("%(m)d min %(s)d s") % {"m": minutes, "s": secs}
+    return _("%(s)d s") % {"s": secs}
 
 
 def bad_request(form) -> HttpResponse:
@@ -101,10 +98,7 @@ class Screen:
     @cached_property
     def grades(self) -> list[tuple[int, str]]:
         """(grade, label) of the project's scale, default labels in the user's language."""
-        return [
-            (grade, str(DEFAULT_LABELS_TRANSLATED.get(label, label)))
-            for grade, label in self.project.grade_labels
-        ]
+        return self.project.shown_grade_labels
 
     def grade_label(self, grade: int | None) -> str:
         return dict(self.grades).get(grade, "") if grade is not None else ""

@@ -56,6 +56,8 @@ def render_segments(
     Spans are cut wherever evidence (or the focused chunk) begins or ends, so the browser
     can turn a selection back into offsets by counting code points from a span's start.
     No whitespace is added between spans: the page's text nodes are exactly the text.
+    The focused chunk's spans sit in one wrapper (with its own ``data-start``), so it is
+    drawn as one box rather than a box around every line.
     """
     bounds = {start, end}
     inside = []
@@ -66,9 +68,9 @@ def render_segments(
             bounds.update((a, b))
     if focus is not None:
         fa, fb = max(focus[0], start), min(focus[1], end)
-        if fa < fb:
-            bounds.update((fa, fb))
-        focus = (fa, fb)
+        focus = (fa, fb) if fa < fb else None
+        if focus is not None:
+            bounds.update(focus)
     points = sorted(bounds)
     html: list[str] = []
     for a, b in itertools.pairwise(points):
@@ -80,8 +82,10 @@ def render_segments(
             classes += ["hl", f"g{best}"]
             ids = " ".join(str(m.judgment_pk) for m in covering if m.judgment_pk)
             attrs += f' data-judgments="{ids}"'
-        if focus is not None and focus[0] <= a and b <= focus[1]:
-            classes.append("focus")
+        if focus is not None and a == focus[0]:
+            html.append(f'<span class="focus" data-start="{a}">')
         body = escape(text[a:b]).replace("\r", "&#13;").replace("\x00", "\ufffd")
         html.append(f'<span class="{" ".join(classes)}"{attrs}>{body}</span>')
+        if focus is not None and b == focus[1]:
+            html.append("</span>")
     return mark_safe("".join(html))  # noqa: S308 - every text piece is escaped above

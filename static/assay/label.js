@@ -112,6 +112,11 @@
   document.addEventListener("htmx:configRequest", (event) => {
     if (!root() || event.detail.verb !== "post" || !root().contains(event.detail.elt)) return;
     event.detail.parameters["elapsed"] = takeElapsed();
+    // A note kept on an ungraded card goes with the card's next grade.
+    const elt = event.detail.elt;
+    const card = elt.matches && elt.matches(".grade-form") ? elt.closest(".candidate") : null;
+    const kept = card && !card.classList.contains("graded") && card.querySelector(".note textarea");
+    if (kept && kept.value.trim()) event.detail.parameters["note"] = kept.value;
   });
   document.addEventListener("htmx:beforeRequest", (event) => {
     if (isWrite(event)) setStatus(messages().saving || "…", "pending");
@@ -338,6 +343,32 @@
     }
   });
 
+  // ------------------------------------------------------------------ search results
+  // Results are below the candidates: "r" (and every finished search) moves to the first.
+  function focusResults() {
+    const results = document.getElementById("search-results");
+    if (!results) return false;
+    const card = results.querySelector(".candidate");
+    if (card) {
+      setCurrent(card);
+      return true;
+    }
+    const link = results.querySelector(".doc-result a");
+    if (link) {
+      link.focus();
+      link.scrollIntoView({ block: "nearest" });
+      return true;
+    }
+    return false;
+  }
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const target = event.detail.target;
+    if (target && target.id === "search-results" && root()) {
+      const fresh = document.getElementById("search-results");
+      if (!focusResults() && fresh) fresh.scrollIntoView({ block: "nearest" });
+    }
+  });
+
   // ------------------------------------------------------------------ keyboard
   function typing(target) {
     if (!target || !target.closest) return false;
@@ -356,7 +387,15 @@
     if (target && target.matches && target.matches(".note textarea")) {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
-        target.form.requestSubmit();
+        const card = target.closest(".candidate");
+        if (target.form.elements.grade && target.form.elements.grade.type === "hidden") {
+          target.form.requestSubmit();
+        } else if (card) {
+          // No grade yet: the note waits in its box and is saved with the next grade.
+          target.closest("details").open = false;
+          card.focus();
+          setStatus(target.value.trim() ? messages().noteKept || "" : "", "pending");
+        }
       } else if (event.key === "Escape") {
         target.closest("details").open = false;
         const card = target.closest(".candidate");
@@ -375,8 +414,10 @@
     if (screen === "queue") {
       handled = key === "n" && click("next-query");
     } else if (screen === "document") {
-      if ("0123".includes(key) && key.length === 1) handled = gradeSelection(key);
-      else if (key === "[") handled = click("prev-page");
+      if ("0123".includes(key) && key.length === 1) {
+        // Nothing selected: say what to do instead of doing nothing.
+        if (!gradeSelection(key)) setStatus(messages().selectFirst || "", "pending");
+      } else if (key === "[") handled = click("prev-page");
       else if (key === "]") handled = click("next-page");
       else if (key === "u") undo();
       else if (key === "b") handled = click("back-link");
@@ -394,6 +435,7 @@
         else handled = false;
       } else if (key === "n") openNote();
       else if (key === "u") undo();
+      else if (key === "r") handled = focusResults();
       else if (key === "/") {
         const input = document.getElementById("search-input");
         if (input) input.focus();
@@ -408,8 +450,17 @@
     if (handled) event.preventDefault();
   });
 
+  // "Show the whole query" only where the query is longer than its first lines.
+  function hideNeedlessToggles() {
+    document.querySelectorAll("[data-clamp-toggle]").forEach((toggle) => {
+      const text = toggle.previousElementSibling;
+      if (text && !toggle.open && text.scrollHeight <= text.clientHeight + 1) toggle.hidden = true;
+    });
+  }
+
   function start() {
     if (!root()) return;
+    hideNeedlessToggles();
     if (root().dataset.screen !== "document") setCurrent(firstToDo(), false);
     const focus = document.querySelector(".doc-page-text .focus");
     if (focus) focus.scrollIntoView({ block: "center" });

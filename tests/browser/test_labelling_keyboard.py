@@ -1,0 +1,97 @@
+"""Labelling with the keyboard only: a note before the grade, search results, card numbers."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Chunk, Judgment
+from tests.conftest import PASSWORD
+
+from .conftest import log_in
+from .test_labelling import graded, label_url, labelling, wait_graded  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def numbers(page) -> list[str]:
+    """The number each candidate card shows, as a person reads it."""
+    return page.locator("#candidates .candidate .cand-pos").all_inner_texts()
+
+
+def settled(page) -> None:
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+
+
+def test_keyboard_only_note_without_grade_and_a_search_result(page, live_server, labelling):  # noqa: F811
+    query = labelling["query"]
+    log_in(page, live_server, "anna", PASSWORD)
+    page.goto(label_url(live_server, query))
+    page.wait_for_selector("#candidates .candidate.is-current")
+    # n on an ungraded card: a note, kept with Ctrl+Enter although no grade is given yet.
+    page.keyboard.press("n")
+    page.wait_for_function("() => document.activeElement.matches('.note textarea')")
+    page.keyboard.type("Says where lift comes from")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("() => document.activeElement.matches('.candidate')")
+    assert "Note kept" in page.locator("#save-status").inner_text()
+    assert not Judgment.objects.exists()
+    # The next grade takes the note with it.
+    page.keyboard.press("2")
+    wait_graded(page, 1)
+    settled(page)
+    first = Judgment.objects.get()
+    assert (first.grade, first.note) == (2, "Says where lift comes from")
+    assert "Says where lift comes from" in page.locator("#candidates .candidate").first.inner_text()
+
+    # "/" to search, Enter, and the first result is current: a digit grades it.
+    # (Search for a chunk other than the one just graded: the pool order is shuffled.)
+    word, chunk_id = ("Thrust", "en#2") if first.chunk.chunk_id == "en#1" else ("Drag", "en#1")
+    page.keyboard.press("/")
+    page.keyboard.type(word)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-results .candidate.is-current")
+    assert page.evaluate("document.activeElement.closest('#search-results') !== null")
+    page.keyboard.press("0")
+    found = Chunk.objects.get(chunk_id=chunk_id)
+    for _ in range(100):
+        if Judgment.objects.filter(chunk=found).exists():
+            break
+        page.wait_for_timeout(100)
+    assert Judgment.objects.get(chunk=found).grade == 0
+    # k back into the candidates, then r returns to the results.
+    page.keyboard.press("k")
+    page.keyboard.press("k")
+    page.keyboard.press("r")
+    page.wait_for_selector("#search-results .candidate.is-current")
+    assert "go to the search results" in page.locator("#keys-help").inner_text()
+
+    # The document view: a digit with nothing selected says what to do.
+    page.goto(
+        live_server.url
+        + reverse("annotator:label_query_document", args=["acme", query.pk])
+        + f"?document={labelling['zh'].pk}"
+    )
+    page.wait_for_selector("#doc-page-text")
+    page.keyboard.press("2")
+    assert "Nothing is selected" in page.locator("#save-status").inner_text()
+    assert Judgment.objects.count() == 2
+
+
+def test_card_numbers_stay_right_after_grading(page, live_server, labelling):  # noqa: F811
+    log_in(page, live_server, "anna", PASSWORD)
+    page.goto(label_url(live_server, labelling["query"]))
+    page.wait_for_selector("#candidates .candidate.is-current")
+    before = numbers(page)
+    assert before == [str(i) for i in range(1, len(before) + 1)]
+    for key in ("3", "1", "0"):
+        page.keyboard.press(key)
+    wait_graded(page, 3)
+    settled(page)
+    assert graded(page)[:3] == [3, 1, 0]
+    assert numbers(page) == before
+    # Refreshed on another change (undo), they keep their numbers too.
+    page.keyboard.press("u")
+    wait_graded(page, 2)
+    settled(page)
+    assert numbers(page) == before

@@ -52,6 +52,39 @@ class ProjectSettingsForm(forms.ModelForm):
             "description": forms.Textarea(attrs={"rows": 2}),
             "guidelines": forms.Textarea(attrs={"rows": 8}),
         }
+        labels = {
+            "name": _("Name"),
+            "description": _("Description"),
+            "guidelines": _("Guidelines"),
+            "grade_label_0": _("Label of grade 0"),
+            "grade_label_1": _("Label of grade 1"),
+            "grade_label_2": _("Label of grade 2"),
+            "grade_label_3": _("Label of grade 3"),
+            "relevance_threshold": _("Relevance threshold"),
+            "pool_depth": _("Pool depth"),
+            "post_edit": _("Post-edit mode"),
+            "candidate_overlap": _("Candidate overlap"),
+            "mapping": _("Mapping"),
+        }
+        help_texts = {
+            "guidelines": _("Shown to annotators on every labelling screen."),
+            "grade_label_0": _(
+                "Left unchanged, the default labels are shown in each user's language."
+            ),
+            "relevance_threshold": _("Lowest grade that counts as relevant for binary measures."),
+            "pool_depth": _("Top-k of every run pooled into the candidates to judge."),
+            "post_edit": _(
+                "Show annotators an LLM judge's grade and reason as a suggestion (off: blind)."
+            ),
+            "candidate_overlap": _(
+                "Candidates sharing more than this share of the shorter one's text (or lying "
+                "inside another) are shown as one card."
+            ),
+            "mapping": _(
+                "How a label reaches the candidates it covers: any_overlap, contains, "
+                "evidence_overlap>=θ or chunk_overlap>=θ."
+            ),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

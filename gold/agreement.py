@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Judgment, Project, Query
 from numerics import agreement as coefficients
@@ -19,30 +20,32 @@ from numerics.mapping import MappingPolicy
 from .units import annotator_unit_grades, live_labels, units_for_level
 
 KAPPA_BANDS = [  # Landis & Koch (1977)
-    (0.8, "almost perfect"),
-    (0.6, "substantial"),
-    (0.4, "moderate"),
-    (0.2, "fair"),
-    (0.0, "slight"),
-    (-1.01, "poor (worse than chance)"),
+    (0.8, _("almost perfect")),
+    (0.6, _("substantial")),
+    (0.4, _("moderate")),
+    (0.2, _("fair")),
+    (0.0, _("slight")),
+    (-1.01, _("poor (worse than chance)")),
 ]
+NOT_DEFINED = _("not defined")
 
 
 def read_kappa(value: float | None) -> str:
+    """The Landis & Koch reading of a kappa, in the user's language."""
     if value is None:
-        return "not defined"
-    return next(label for bound, label in KAPPA_BANDS if value >= bound)
+        return str(NOT_DEFINED)
+    return str(next(label for bound, label in KAPPA_BANDS if value >= bound))
 
 
 def read_alpha(value: float | None) -> str:
     """Krippendorff (2004): α ≥ .800 reliable; ≥ .667 tentative conclusions only."""
     if value is None:
-        return "not defined"
+        return str(NOT_DEFINED)
     if value >= 0.8:
-        return "reliable"
+        return str(_("reliable"))
     if value >= 0.667:
-        return "tentative conclusions only"
-    return "unreliable"
+        return str(_("tentative conclusions only"))
+    return str(_("unreliable"))
 
 
 @dataclass

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Project, Query
 from numerics.mapping import MappingPolicy
@@ -22,9 +23,9 @@ from .policy import people, pseudo_annotators
 from .units import Units, adjudicated_units, annotator_unit_grades, live_labels, units_for_level
 
 DISAGREEMENT_RULES = {
-    "any": "grades differ",
-    "relevance": "some say relevant, some not (at the project's threshold)",
-    "spread2": "grades two or more apart",
+    "any": _("grades differ"),
+    "relevance": _("some say relevant, some not (at the project's threshold)"),
+    "spread2": _("grades two or more apart"),
 }
 
 

@@ -5,6 +5,7 @@ from numerics.consensus import RULES
 from numerics.mapping import MappingPolicy
 
 from .disagreements import DISAGREEMENT_RULES
+from .policy import RULE_LABELS
 
 
 class LevelForm(forms.Form):
@@ -59,7 +60,9 @@ class FreezeForm(forms.Form):
         help_text=_("None ticked: the people who labelled (imported and LLM labels left out)."),
     )
     rule = forms.ChoiceField(
-        choices=[(r, r) for r in RULES], initial="majority", label=_("Consensus rule")
+        choices=[(r, RULE_LABELS.get(r, r)) for r in RULES],
+        initial="majority",
+        label=_("Consensus rule"),
     )
     min_annotators = forms.IntegerField(
         min_value=1, max_value=50, initial=1, label=_("Minimum annotators")

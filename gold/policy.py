@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_lazy as _
+
 from annotator.models import Judgment, Membership, Project
 from numerics.consensus import RULES
+
+# The consensus rules as screens name them.
+RULE_LABELS = {
+    "majority": _("majority"),
+    "median": _("median"),
+    "max": _("highest grade"),
+    "min": _("lowest grade"),
+}
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models.functions import Length
+from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunk, Chunking, Judgment, Project
 from numerics.consensus import NO_CONSENSUS, consensus_grades
@@ -35,6 +36,8 @@ from .policy import ConsensusPolicy
 
 DOCUMENTS = "documents"
 PAGES = "pages"
+# How the two built-in levels are named on screens; a chunking is named by its name.
+LEVEL_LABELS = {DOCUMENTS: _("documents"), PAGES: _("pages")}
 DEFAULT_MAPPING = {
     # A whole-document or page label says nothing about which chunk holds the evidence:
     # by default it reaches every unit it overlaps. Passage and chunk labels are mapped

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import BadLine, FileRejected, LineErrors
+from .errors import BadLine, FileRejected, LineErrors, gettext_noop
 from .files import check_file, detect_format
-from .records import cell_text, not_whole, whole_number
+from .records import CANNOT_READ_AS, MISSING, NO_LABELS, cell_text, not_whole, whole_number
 from .rows import RowSource
 
 FIELDS = ("annotator", "item", "grade")
 AGREEMENT_FORMATS = ("csv", "jsonl", "xlsx")
+
+LABELS = gettext_noop("a labels file")
+OUTSIDE = gettext_noop("grade %(grade)s is outside the domain")
+AGAIN = gettext_noop("%(annotator)s grades %(item)s again (first on line %(first)s)")
+TWO_QUERIES = gettext_noop(
+    "item %(item)s has query %(query)s here but %(earlier)s on line %(line)s"
+)
 
 
 def read_agreement_labels(
@@ -26,7 +33,8 @@ def read_agreement_labels(
     path = Path(path)
     fmt = detect_format(path, fmt, default="csv")
     if fmt not in AGREEMENT_FORMATS:
-        raise FileRejected([f"labels cannot be read from {fmt}; use csv, jsonl or xlsx"])
+        formats = ", ".join(AGREEMENT_FORMATS)
+        raise FileRejected([CANNOT_READ_AS % {"what": LABELS, "format": fmt, "formats": formats}])
     check_file(path)
     errors = LineErrors()
     rows = []
@@ -36,7 +44,7 @@ def read_agreement_labels(
             continue
         missing = [k for k in FIELDS if row.get(k) is None or cell_text(row[k]) == ""]
         if missing:
-            errors.add(line, f"missing {', '.join(missing)}")
+            errors.add(line, MISSING % {"what": ", ".join(missing)})
             continue
         grade = whole_number(row["grade"])
         if grade is None:
@@ -55,7 +63,7 @@ def read_agreement_labels(
         )
     check_labels(rows, domain, errors)
     if not rows and not errors:
-        errors.add(0, "the file holds no labels")
+        errors.add(0, NO_LABELS)
     errors.raise_if_any()
     return rows
 
@@ -69,18 +77,22 @@ def check_labels(rows: list[dict], domain: list[int], errors: LineErrors) -> Non
     for row in rows:
         line = row.get("line", 0)
         if row["grade"] not in allowed:
-            errors.add(line, f"grade {row['grade']} is outside the domain")
+            errors.add(line, OUTSIDE % {"grade": row["grade"]})
         key = (row["annotator"], row["item"])
         if key in seen:
-            errors.add(
-                line, f"{row['annotator']} grades {row['item']} again (first on line {seen[key]})"
-            )
+            values = {"annotator": row["annotator"], "item": row["item"], "first": seen[key]}
+            errors.add(line, AGAIN % values)
         else:
             seen[key] = line
         earlier = query_of.setdefault(row["item"], (row["query"], line))
         if earlier[0] != row["query"]:
             errors.add(
                 line,
-                f"item {row['item']} has query {row['query']!r} here but "
-                f"{earlier[0]!r} on line {earlier[1]}",
+                TWO_QUERIES
+                % {
+                    "item": row["item"],
+                    "query": repr(row["query"]),
+                    "earlier": repr(earlier[0]),
+                    "line": earlier[1],
+                },
             )

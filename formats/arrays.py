@@ -15,14 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import FileRejected, LineErrors
+from .errors import FileRejected, LineErrors, gettext_noop
 from .files import check_file, detect_format, read_bytes
 from .ids import as_bytes, factorize
-from .records import judgments, repeated, results
+from .records import CANNOT_READ_AS, NO_LABELS, NO_RESULTS, judgments, repeated, results
 from .rows import RowSource
 from .trec import last_tag, trec_columns
 
 RUN_FORMATS = ("trec", "jsonl", "csv", "xlsx")
+A_RUN = gettext_noop("a run")
+NOT_FINITE = gettext_noop("score must be a finite number, not %(value)s")
 QRELS_FORMATS = ("qrels", "jsonl", "csv", "xlsx")
 PROGRESS_EVERY = 1000
 Progress = Callable[[float], None] | None
@@ -71,7 +73,7 @@ def read_run(
     caller can report them with its own checks."""
     path = Path(path)
     try:
-        fmt = _format(path, fmt, RUN_FORMATS, "trec", "a run")
+        fmt = _format(path, fmt, RUN_FORMATS, "trec", A_RUN)
         check_file(path, max_bytes)
         collected = LineErrors() if errors is None else errors
         tag = path.name.split(".")[0]
@@ -89,15 +91,13 @@ def read_run(
         finite = np.isfinite(score)
         if not finite.all():
             bad = np.flatnonzero(~finite)
-            collected.add_each(
-                line[bad], lambda i: f"score must be a finite number, not {float(score[bad[i]])}"
-            )
+            collected.add_each(line[bad], lambda i: NOT_FINITE % {"value": float(score[bad[i]])})
             qid, item, score, line = qid[finite], item[finite], score[finite], line[finite]
         qids, query = factorize(qid)
         items, item_code = factorize(item)
         keep = _first_of_each_pair(qids, items, query, item_code, line, collected)
         if not line.size and not collected:
-            collected.add(0, "the file holds no results")
+            collected.add(0, NO_RESULTS)
         if errors is None:
             collected.raise_if_any()
     except FileRejected as rejected:
@@ -135,7 +135,7 @@ def read_qrels(
         items, item_code = factorize(item)
         keep = _first_of_each_pair(qids, items, query, item_code, line, collected)
         if not line.size and not collected:
-            collected.add(0, "the file holds no labels")
+            collected.add(0, NO_LABELS)
         if errors is None:
             collected.raise_if_any()
     except FileRejected as rejected:
@@ -147,7 +147,8 @@ def read_qrels(
 def _format(path: Path, fmt: str | None, allowed: tuple[str, ...], default: str, what: str):
     fmt = detect_format(path, fmt, default=default)
     if fmt not in allowed:
-        raise FileRejected([f"{what} cannot be read from {fmt}; use {', '.join(allowed)}"])
+        values = {"what": what, "format": fmt, "formats": ", ".join(allowed)}
+        raise FileRejected([CANNOT_READ_AS % values])
     return fmt
 
 

@@ -8,6 +8,22 @@ from dataclasses import dataclass
 
 MAX_REPORTED = 200
 
+# Every problem's English template, registered where it is defined. formats/ knows no
+# Django, so nothing is translated here: a screen matches a stored problem against these
+# templates and says it in the user's language (annotator/problems.py). makemessages
+# finds the templates through the name ``gettext_noop``.
+PROBLEMS: list[str] = []
+
+
+def gettext_noop(template: str) -> str:
+    """Register an English problem template (with ``%(name)s`` values) for translation."""
+    PROBLEMS.append(template)
+    return template
+
+
+LINE = gettext_noop("line %(line)s: %(problem)s")
+MORE = gettext_noop("… and %(n)s more problems")
+
 
 class FileRejected(Exception):
     """Nothing was written; ``errors`` lists each problem, most as ``line N: reason``.
@@ -58,9 +74,12 @@ class LineErrors:
 
     def messages(self) -> list[str]:
         kept = sorted((-line, -order, message) for line, order, message in self._kept)
-        report = [f"line {line}: {message}" if line else message for line, _, message in kept]
+        report = [
+            LINE % {"line": line, "problem": message} if line else message
+            for line, _, message in kept
+        ]
         if self.count > len(report):
-            report.append(f"… and {self.count - len(report)} more problems")
+            report.append(MORE % {"n": self.count - len(report)})
         return report
 
     def raise_if_any(self, *, source: str = "") -> None:

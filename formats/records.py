@@ -9,10 +9,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .errors import BadLine, LineErrors
+from .errors import BadLine, LineErrors, gettext_noop
 from .rows import Rows
 
 ITEM_COLUMNS = ("docid", "doc_id", "chunk_id", "item", "id")
+
+NOT_WHOLE = gettext_noop("%(name)s must be a whole number, not %(value)s")
+NOT_NUMBER = gettext_noop("%(name)s %(value)s is not a number")
+REPEATED = gettext_noop("item %(item)s appears again for query %(qid)s (first on line %(first)s)")
+RUN_OBJECT = gettext_noop('expected an object with "qid" and "retrieved"')
+RETRIEVED_LIST = gettext_noop('"retrieved" must be a list of ids')
+SCORES_LIST = gettext_noop('"scores" must be a list as long as "retrieved"')
+QID_AND_ID = gettext_noop("each row needs a qid and an id (docid or chunk_id)")
+SCORE_OR_RANK = gettext_noop("each row needs a score or a rank")
+MISSING = gettext_noop("missing %(what)s")
+MISSING_QID = gettext_noop("missing qid")
+GOLD_SHAPES = gettext_noop("gold_evidence must be a list and rel_map an object")
+GRADE_OF = gettext_noop("grade of %(item)s")
+MISSING_ITEM = gettext_noop("missing item id (docid or chunk_id)")
+NO_LABELS = gettext_noop("the file holds no labels")
+NO_RESULTS = gettext_noop("the file holds no results")
+CANNOT_READ_AS = gettext_noop("%(what)s cannot be read from %(format)s; use %(formats)s")
+SPAN_ROW = gettext_noop("each row needs qid, doc_id, %(columns)s and grade")
 _WHOLE = re.compile(r"\s*[+-]?\d+\s*")
 
 
@@ -57,16 +75,16 @@ def number(value) -> float | None:
 
 
 def not_whole(name: str, value) -> str:
-    return f"{name} must be a whole number, not {value!r}"
+    return NOT_WHOLE % {"name": name, "value": repr(value)}
 
 
 def not_number(name: str, value) -> str:
-    return f"{name} {value!r} is not a number"
+    return NOT_NUMBER % {"name": name, "value": repr(value)}
 
 
 def repeated(qid: str, item: str, first: int) -> str:
     """The one wording of a (query, item) pair that a file gives twice."""
-    return f"item {item!r} appears again for query {qid!r} (first on line {first})"
+    return REPEATED % {"item": repr(item), "qid": repr(qid), "first": first}
 
 
 def results(rows: Rows, fmt: str, errors: LineErrors) -> Iterator[tuple[int, str, str, float]]:
@@ -84,16 +102,16 @@ def results(rows: Rows, fmt: str, errors: LineErrors) -> Iterator[tuple[int, str
 
 def _listed_results(line: int, row: dict, errors: LineErrors):
     if "qid" not in row or "retrieved" not in row:
-        errors.add(line, 'expected an object with "qid" and "retrieved"')
+        errors.add(line, RUN_OBJECT)
         return
     retrieved, scores = row["retrieved"], row.get("scores")
     if not isinstance(retrieved, list):
-        errors.add(line, '"retrieved" must be a list of ids')
+        errors.add(line, RETRIEVED_LIST)
         return
     if scores is None:
         scores = list(range(len(retrieved), 0, -1))
     if not isinstance(scores, list) or len(scores) != len(retrieved):
-        errors.add(line, '"scores" must be a list as long as "retrieved"')
+        errors.add(line, SCORES_LIST)
         return
     qid = cell_text(row["qid"])
     for item, raw in zip(retrieved, scores, strict=True):
@@ -107,7 +125,7 @@ def _listed_results(line: int, row: dict, errors: LineErrors):
 def _table_result(line: int, row: dict, errors: LineErrors):
     item = first_id(row, ITEM_COLUMNS)
     if row.get("qid") in (None, "") or item is None:
-        errors.add(line, "each row needs a qid and an id (docid or chunk_id)")
+        errors.add(line, QID_AND_ID)
         return
     if row.get("score") not in (None, ""):
         score = number(row["score"])
@@ -121,7 +139,7 @@ def _table_result(line: int, row: dict, errors: LineErrors):
             return
         score = -rank
     else:
-        errors.add(line, "each row needs a score or a rank")
+        errors.add(line, SCORE_OR_RANK)
         return
     yield line, cell_text(row["qid"]), item, score
 
@@ -136,19 +154,19 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
             continue
         qid = first_id(row, ("qid", "query_id"))
         if qid is None:
-            errors.add(line, "missing qid")
+            errors.add(line, MISSING_QID)
             continue
         if "gold_evidence" in row or "rel_map" in row:
             rel_map = row.get("rel_map") or {}
             evidence = row.get("gold_evidence") or []
             if not isinstance(rel_map, dict) or not isinstance(evidence, list):
-                errors.add(line, "gold_evidence must be a list and rel_map an object")
+                errors.add(line, GOLD_SHAPES)
                 continue
             grades = {cell_text(item): 1 for item in evidence}
             for item, raw in rel_map.items():
                 grade = whole_number(raw)
                 if grade is None:
-                    errors.add(line, not_whole(f"grade of {item!r}", raw))
+                    errors.add(line, not_whole(GRADE_OF % {"item": repr(item)}, raw))
                 else:
                     grades[cell_text(item)] = grade
             for item, grade in grades.items():
@@ -156,7 +174,7 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
             continue
         item = first_id(row, ITEM_COLUMNS)
         if item is None:
-            errors.add(line, "missing item id (docid or chunk_id)")
+            errors.add(line, MISSING_ITEM)
             continue
         raw = row.get("grade", row.get("relevance"))
         grade = whole_number(raw)
@@ -183,7 +201,7 @@ def span_judgments(
         qid = first_id(row, ("qid", "query_id"))
         doc_id = first_id(row, ("doc_id", "docid"))
         if qid is None or doc_id is None:
-            errors.add(line, f"each row needs qid, doc_id, {', '.join(columns)} and grade")
+            errors.add(line, SPAN_ROW % {"columns": ", ".join(columns)})
             continue
         values = [whole_number(row.get(name)) for name in (*columns, "grade")]
         bad = [name for name, v in zip((*columns, "grade"), values, strict=True) if v is None]

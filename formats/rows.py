@@ -12,8 +12,8 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .errors import BadLine, FileRejected
-from .files import FORMATS, open_text
+from .errors import BadLine, FileRejected, gettext_noop
+from .files import FORMATS, UNKNOWN_FORMAT, open_text
 
 Row = dict | BadLine
 Rows = Iterable[tuple[int, Row]]
@@ -26,10 +26,21 @@ TREC_COLUMNS = {
 TREC_KEPT = {"trec": ("qid", "docid", "rank", "score"), "qrels": ("qid", "docid", "grade")}
 
 
+WRONG_COLUMNS = gettext_noop("expected %(n)s columns '%(columns)s', found %(found)s")
+HEADER_LACKS = gettext_noop("the header lacks %(columns)s")
+BAD_CSV_HEADER = gettext_noop("malformed CSV header (%(error)s)")
+BAD_CSV = gettext_noop("malformed CSV (%(error)s)")
+VALUES_VS_HEADER = gettext_noop("%(n)s values but the header has %(columns)s columns")
+NOT_XLSX = gettext_noop("the file is not an Excel workbook (.xlsx)")
+NO_HEADER = gettext_noop("values in columns without a header")
+BAD_JSON = gettext_noop("malformed JSON (%(error)s, column %(column)s)")
+NOT_OBJECT = gettext_noop("expected a JSON object {...}")
+
+
 def wrong_columns(fmt: str, found: int) -> str:
     """The one wording of a TREC line with the wrong number of columns."""
     columns = TREC_COLUMNS[fmt]
-    return f"expected {len(columns)} columns '{' '.join(columns)}', found {found}"
+    return WRONG_COLUMNS % {"n": len(columns), "columns": " ".join(columns), "found": found}
 
 
 class RowSource:
@@ -39,7 +50,9 @@ class RowSource:
 
     def __init__(self, path: Path | str, fmt: str, *, required: tuple[str, ...] = ()):
         if fmt not in FORMATS:
-            raise FileRejected([f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"])
+            raise FileRejected(
+                [UNKNOWN_FORMAT % {"format": repr(fmt), "formats": ", ".join(FORMATS)}]
+            )
         self.path = Path(path)
         self.fmt = fmt
         self.required = required
@@ -74,7 +87,7 @@ class RowSource:
 
     def _lacking(self, header: list[str]) -> BadLine | None:
         missing = [column for column in self.required if column not in header]
-        return BadLine(f"the header lacks {', '.join(missing)}") if missing else None
+        return BadLine(HEADER_LACKS % {"columns": ", ".join(missing)}) if missing else None
 
     def _csv_rows(self, handle) -> Iterator[tuple[int, Row]]:
         reader = csv.reader(handle)
@@ -83,7 +96,7 @@ class RowSource:
         except StopIteration:
             return
         except csv.Error as error:
-            yield 1, BadLine(f"malformed CSV header ({error})")
+            yield 1, BadLine(BAD_CSV_HEADER % {"error": error})
             return
         header = [h.strip() for h in header]
         if lacking := self._lacking(header):
@@ -95,12 +108,12 @@ class RowSource:
             except StopIteration:
                 return
             except csv.Error as error:
-                yield reader.line_num, BadLine(f"malformed CSV ({error})")
+                yield reader.line_num, BadLine(BAD_CSV % {"error": error})
                 return
             if not any(v.strip() for v in values):
                 continue
             if len(values) > len(header):
-                message = f"{len(values)} values but the header has {len(header)} columns"
+                message = VALUES_VS_HEADER % {"n": len(values), "columns": len(header)}
                 yield reader.line_num, BadLine(message)
                 continue
             yield (
@@ -114,7 +127,7 @@ class RowSource:
         try:
             workbook = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
         except (zipfile.BadZipFile, KeyError, OSError, ValueError):
-            raise FileRejected(["the file is not an Excel workbook (.xlsx)"]) from None
+            raise FileRejected([NOT_XLSX]) from None
         try:
             sheet = workbook.worksheets[0]
             rows = sheet.iter_rows(values_only=True)
@@ -131,7 +144,7 @@ class RowSource:
                 if all(v is None or str(v).strip() == "" for v in values):
                     continue
                 if any(v not in (None, "") for v in values[len(header) :]):
-                    yield number, BadLine("values in columns without a header")
+                    yield number, BadLine(NO_HEADER)
                     continue
                 yield (
                     number,
@@ -157,10 +170,10 @@ def jsonl_rows(lines: Iterable[str]) -> Iterator[tuple[int, Row]]:
         try:
             row = json.loads(raw)
         except json.JSONDecodeError as error:
-            yield number, BadLine(f"malformed JSON ({error.msg}, column {error.colno})")
+            yield number, BadLine(BAD_JSON % {"error": error.msg, "column": error.colno})
             continue
         if not isinstance(row, dict):
-            yield number, BadLine("expected a JSON object {...}")
+            yield number, BadLine(NOT_OBJECT)
             continue
         yield number, row
 

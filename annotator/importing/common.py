@@ -7,12 +7,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from formats import LineErrors, Rows, cell_text, not_whole, whole_number
+from formats.errors import gettext_noop
+from formats.records import MISSING
 
 BATCH = 2000
 MAX_ID_LENGTH = 255
 Tick = Callable[[], None] | None
 
 __all__ = ["BATCH", "ImportResult", "Rows", "Tick"]
+
+TOO_LONG = gettext_noop("%(what)s is longer than %(n)s characters")
+EXISTS = gettext_noop("%(noun)s %(value)s already exists in this project")
+REPEATS = gettext_noop("%(noun)s %(value)s repeats line %(line)s")
+NOT_JSON = gettext_noop("%(name)s is not valid JSON")
+# The nouns filled into the wording above, translated with it.
+NOUNS = (gettext_noop("document"), gettext_noop("query"), gettext_noop("chunk"))
 
 
 @dataclass(frozen=True)
@@ -28,10 +37,10 @@ def as_text(value) -> str:
 
 def check_id(value: str | None, what: str, line: int, errors: LineErrors) -> bool:
     if value is None:
-        errors.add(line, f"missing {what}")
+        errors.add(line, MISSING % {"what": what})
         return False
     if len(value) > MAX_ID_LENGTH:
-        errors.add(line, f"{what} is longer than {MAX_ID_LENGTH} characters")
+        errors.add(line, TOO_LONG % {"what": what, "n": MAX_ID_LENGTH})
         return False
     return True
 
@@ -46,10 +55,10 @@ def claim_id(
 ) -> bool:
     """Whether ``value`` is new to the project and the file; records it as seen."""
     if value in existing:
-        errors.add(line, f"{noun} {value!r} already exists in this project")
+        errors.add(line, EXISTS % {"noun": noun, "value": repr(value)})
         return False
     if value in seen:
-        errors.add(line, f"{noun} {value!r} repeats line {seen[value]}")
+        errors.add(line, REPEATS % {"noun": noun, "value": repr(value), "line": seen[value]})
         return False
     seen[value] = line
     return True
@@ -61,7 +70,7 @@ def json_value(value, line: int, name: str, errors: LineErrors):
         try:
             return json.loads(value)
         except json.JSONDecodeError:
-            errors.add(line, f"{name} is not valid JSON")
+            errors.add(line, NOT_JSON % {"name": name})
             return None
     return value
 

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models.functions import Length
 
 from formats import BadLine, FileRejected, LineErrors, first_id
+from formats.errors import gettext_noop
 
 from ..models import Chunk, Chunking, Document, Project, Query
 from .common import (
@@ -29,6 +30,24 @@ from .common import (
     whole,
 )
 from .staging import Staging
+
+PAGES_LIST = gettext_noop("pages must be a list of page texts")
+TEXT_OR_PAGES = gettext_noop("give either text or pages, not both")
+METADATA_OBJECT = gettext_noop("metadata must be an object")
+TITLE_TOO_LONG = gettext_noop("title is longer than 1000 characters")
+NO_DOCUMENTS = gettext_noop("the file holds no documents")
+DOCUMENT_EXISTS = gettext_noop("document %(id)s already exists in this project")
+MISSING_QUERY_TEXT = gettext_noop("missing query text")
+TAGS_LIST = gettext_noop("tags must be a list")
+NO_QUERIES = gettext_noop("the file holds no queries")
+QUERY_EXISTS = gettext_noop("query %(id)s already exists in this project")
+UNKNOWN_DOCUMENT = gettext_noop("unknown document %(id)s")
+SPAN_OUTSIDE = gettext_noop(
+    "span [%(start)s, %(end)s) is not inside document %(id)s (length %(length)s)"
+)
+CHUNK_TEXT_NOT_FOUND = gettext_noop("chunk text not found in document %(id)s")
+START_END_OR_TEXT = gettext_noop("give start and end, or the chunk text")
+NO_CHUNKS = gettext_noop("the file holds no chunks")
 
 PAGE_SEPARATOR = "\n\n"
 
@@ -69,10 +88,10 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
             page_starts: list[int] = []
             if pages is not None:
                 if not isinstance(pages, list) or not all(isinstance(p, str) for p in pages):
-                    errors.add(line, "pages must be a list of page texts")
+                    errors.add(line, PAGES_LIST)
                     continue
                 if row.get("text") not in (None, ""):
-                    errors.add(line, "give either text or pages, not both")
+                    errors.add(line, TEXT_OR_PAGES)
                     continue
                 offset = 0
                 for page in pages:
@@ -83,7 +102,7 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
                 text = as_text(row.get("text"))
             metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
             if not isinstance(metadata, dict):
-                errors.add(line, "metadata must be an object")
+                errors.add(line, METADATA_OBJECT)
                 continue
             metadata = {
                 **metadata,
@@ -91,7 +110,7 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
             }
             title = as_text(row.get("title"))
             if len(title) > 1000:
-                errors.add(line, "title is longer than 1000 characters")
+                errors.add(line, TITLE_TOO_LONG)
                 continue
             if errors:
                 continue  # keep validating, stop writing
@@ -107,7 +126,7 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
             )
             created += 1
         if not seen and not errors:
-            errors.add(0, "the file holds no documents")
+            errors.add(0, NO_DOCUMENTS)
         errors.raise_if_any()
     except BaseException:
         staging.discard()
@@ -122,7 +141,7 @@ def _move_documents(staged: Project, project: Project, seen: dict[str, int]) -> 
     clash = rows.filter(doc_id__in=project.documents.values("doc_id"))
     errors = LineErrors()
     for doc_id in clash.values_list("doc_id", flat=True):
-        errors.add(seen[doc_id], f"document {doc_id!r} already exists in this project")
+        errors.add(seen[doc_id], DOCUMENT_EXISTS % {"id": repr(doc_id)})
     errors.raise_if_any()
     rows.update(project=project)
 
@@ -144,17 +163,17 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
             continue
         text = as_text(row.get("text", row.get("query"))).strip()
         if not text:
-            errors.add(line, "missing query text")
+            errors.add(line, MISSING_QUERY_TEXT)
             continue
         tags = json_value(row.get("tags", []), line, "tags", errors)
         if isinstance(tags, str):
             tags = [t.strip() for t in tags.split(",") if t.strip()]
         if not isinstance(tags, list):
-            errors.add(line, "tags must be a list")
+            errors.add(line, TAGS_LIST)
             continue
         metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
         if not isinstance(metadata, dict):
-            errors.add(line, "metadata must be an object")
+            errors.add(line, METADATA_OBJECT)
             continue
         metadata = {**metadata, **{k: v for k, v in row.items() if k not in QUERY_FIELDS}}
         if errors:
@@ -171,12 +190,12 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
         )
         created += 1
     if not seen and not errors:
-        errors.add(0, "the file holds no queries")
+        errors.add(0, NO_QUERIES)
     errors.raise_if_any()
     with transaction.atomic():
         # Another import may have added some of these ids while the file was read.
         for qid in set(project.queries.values_list("qid", flat=True)) & seen.keys():
-            errors.add(seen[qid], f"query {qid!r} already exists in this project")
+            errors.add(seen[qid], QUERY_EXISTS % {"id": repr(qid)})
         errors.raise_if_any()
         flush(Query, batch, force=True)
     return ImportResult("queries", created)
@@ -252,7 +271,7 @@ def import_chunks(
                 continue
             document = documents.get(doc_id)
             if document is None:
-                errors.add(line, f"unknown document {doc_id!r}")
+                errors.add(line, UNKNOWN_DOCUMENT % {"id": repr(doc_id)})
                 continue
             doc_pk, length = document
             if row.get("start") not in (None, "") or row.get("end") not in (None, ""):
@@ -263,18 +282,18 @@ def import_chunks(
                 if not 0 <= start < end <= length:
                     errors.add(
                         line,
-                        f"span [{start}, {end}) is not inside document {doc_id!r} "
-                        f"(length {length})",
+                        SPAN_OUTSIDE
+                        % {"start": start, "end": end, "id": repr(doc_id), "length": length},
                     )
                     continue
             elif row.get("text") not in (None, ""):
                 found = locate(text_of(doc_pk), as_text(row["text"]), last_end.get(doc_pk, 0))
                 if found is None:
-                    errors.add(line, f"chunk text not found in document {doc_id!r}")
+                    errors.add(line, CHUNK_TEXT_NOT_FOUND % {"id": repr(doc_id)})
                     continue
                 start, end = found
             else:
-                errors.add(line, "give start and end, or the chunk text")
+                errors.add(line, START_END_OR_TEXT)
                 continue
             last_end[doc_pk] = start
             if errors:
@@ -290,7 +309,7 @@ def import_chunks(
             )
             created += 1
         if not seen and not errors:
-            errors.add(0, "the file holds no chunks")
+            errors.add(0, NO_CHUNKS)
         errors.raise_if_any()
     except BaseException:
         staging.discard()

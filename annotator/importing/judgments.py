@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models.functions import Length
 
 from formats import FileRejected, LineErrors, judgments, repeated, span_judgments
+from formats.errors import gettext_noop
 from numerics.grades import is_grade
 from numerics.spans import page_spans
 
@@ -23,6 +24,21 @@ from ..models import Chunk, Chunking, Granularity, Judgment, Membership, Project
 from .common import ImportResult, Rows, Tick
 
 LEVELS = ("chunk", "passage", "page", "document")
+
+UNKNOWN_ITEM = gettext_noop("unknown %(kind)s id %(id)s")
+UNKNOWN_DOCUMENT_ID = gettext_noop("unknown document id %(id)s")
+PASSAGE_OUTSIDE = gettext_noop(
+    "passage [%(start)s, %(end)s) must have 0 <= start < end <= %(length)s, "
+    "the length of document %(id)s"
+)
+NO_SUCH_PAGE = gettext_noop("document %(id)s has no page %(page)s (it has %(n)s)")
+NO_PAGES = gettext_noop("document %(id)s has no page %(page)s (it has no page boundaries)")
+UNKNOWN_QUERY = gettext_noop("unknown query id %(id)s")
+BAD_GRADE = gettext_noop("grade must be 0, 1, 2 or 3, not %(grade)s")
+ALREADY_LABELLED = gettext_noop("%(annotator)s already has a label for %(qid)s / %(item)s")
+NO_LABELS = gettext_noop("the file holds no labels")
+CHUNK_NOUN = gettext_noop("chunk")
+DOCUMENT_NOUN = gettext_noop("document")
 
 
 def _annotator_name(name: str) -> str:
@@ -89,7 +105,8 @@ def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: Lin
     for line, qid, item, grade in judgments(rows, errors):
         unit = units.get(item)
         if unit is None:
-            errors.add(line, f"unknown {'chunk' if level == 'chunk' else 'document'} id {item!r}")
+            kind = CHUNK_NOUN if level == "chunk" else DOCUMENT_NOUN
+            errors.add(line, UNKNOWN_ITEM % {"kind": kind, "id": repr(item)})
             continue
         chunk_pk, doc_pk, start, end = unit
         fields = {
@@ -114,7 +131,7 @@ def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -
     for line, qid, doc_id, place, grade in span_judgments(rows, level, errors):
         document = documents.get(doc_id)
         if document is None:
-            errors.add(line, f"unknown document id {doc_id!r}")
+            errors.add(line, UNKNOWN_DOCUMENT_ID % {"id": repr(doc_id)})
             continue
         doc_pk, length, page_starts = document
         if level == "passage":
@@ -122,8 +139,8 @@ def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -
             if not 0 <= start < end <= length:
                 errors.add(
                     line,
-                    f"passage [{start}, {end}) must have 0 <= start < end <= {length}, "
-                    f"the length of document {doc_id!r}",
+                    PASSAGE_OUTSIDE
+                    % {"start": start, "end": end, "length": length, "id": repr(doc_id)},
                 )
                 continue
             item = f"{doc_id}[{start}:{end}]"
@@ -133,8 +150,8 @@ def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -
             if not 1 <= number <= len(pages):
                 errors.add(
                     line,
-                    f"document {doc_id!r} has no page {number}"
-                    + (f" (it has {len(pages)})" if pages else " (it has no page boundaries)"),
+                    (NO_SUCH_PAGE if pages else NO_PAGES)
+                    % {"id": repr(doc_id), "page": number, "n": len(pages)},
                 )
                 continue
             start, end = pages[number - 1]
@@ -189,14 +206,14 @@ def import_labels(
             tick()
         query_pk = queries.get(qid)
         if query_pk is None:
-            errors.add(line, f"unknown query id {qid!r}")
+            errors.add(line, UNKNOWN_QUERY % {"id": repr(qid)})
             continue
         if not is_grade(grade):
-            errors.add(line, f"grade must be 0, 1, 2 or 3, not {grade}")
+            errors.add(line, BAD_GRADE % {"grade": grade})
             continue
         key = (query_pk, unit_key)
         if key in taken:
-            errors.add(line, f"{annotator} already has a label for {qid} / {item}")
+            errors.add(line, ALREADY_LABELLED % {"annotator": annotator, "qid": qid, "item": item})
             continue
         if key in seen:
             errors.add(line, repeated(qid, item, seen[key]))
@@ -206,7 +223,7 @@ def import_labels(
             continue
         new.append(Judgment(query_id=query_pk, grade=grade, **fields))
     if not seen and not errors:
-        errors.add(0, "the file holds no labels")
+        errors.add(0, NO_LABELS)
     errors.raise_if_any()
     try:
         with transaction.atomic():

@@ -28,8 +28,10 @@ WEIGHT_CELLS = 5_000_000  # above this (40 MB), resample in blocks instead of ca
 
 @functools.lru_cache(maxsize=2)
 def _resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """How often each of n values is drawn in each resample (rows sum to n), cached:
-    the same matrix serves every measure and every run over the same n queries."""
+    """How often each of n values is drawn in each resample, cached: the same matrix
+    serves every measure and every run over the same n queries. Stored transposed,
+    (n, n_resamples) in row order, so that the rows of a block of queries are one
+    contiguous piece (a strided slice makes the threaded matrix product far slower)."""
     rng = np.random.default_rng(seed)
     weights = np.zeros((n_resamples, n), dtype=np.float64)
     for done, step in _offsets(n_resamples, n):
@@ -37,6 +39,7 @@ def _resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
         weights[done : done + step] = np.bincount(index.ravel(), minlength=step * n).reshape(
             step, n
         )
+    weights = np.ascontiguousarray(weights.T)
     weights.flags.writeable = False
     return weights
 
@@ -48,6 +51,47 @@ def _offsets(n_resamples: int, n: int):
         done += step
 
 
+# Resample sums are added up per block of this many queries, in a fixed order, so that
+# recomputing only the blocks whose queries changed gives the very same bits as
+# recomputing everything (a dashboard refresh after one label does the former).
+QUERY_BLOCK = 512
+
+
+def resample_sums(values, *, n_resamples: int, seed: int = 0, previous=None, changed=None):
+    """Per block of ``QUERY_BLOCK`` queries, Σ_k values[m, k]·W[k, r] over the block's
+    queries k (W: ``_resample_weights``, draw counts), shape (blocks, measures, resamples); None when
+    the weights are not kept (large problems).
+
+    With ``previous`` (the sums of values that differ only at the positions ``changed``),
+    only the blocks holding a changed position are recomputed: the result equals the full
+    computation bit for bit, since each block's sum depends on that block alone.
+    """
+    values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    n = values.shape[-1]
+    if n == 0 or n * n_resamples > WEIGHT_CELLS:
+        return None
+    weights = _resample_weights(n, n_resamples, seed)
+    n_blocks = -(-n // QUERY_BLOCK)
+    if previous is None:
+        sums = np.empty((n_blocks, values.shape[0], n_resamples))
+        blocks = range(n_blocks)
+    else:
+        sums = previous.copy()
+        blocks = np.unique(np.asarray(changed, dtype=np.int64) // QUERY_BLOCK).tolist()
+    for block in blocks:
+        part = slice(block * QUERY_BLOCK, (block + 1) * QUERY_BLOCK)
+        sums[block] = values[:, part] @ weights[part]
+    return sums
+
+
+def means_of_sums(sums: np.ndarray, n: int) -> np.ndarray:
+    """Resample means (measures, resamples) from ``resample_sums``: blocks added in order."""
+    total = sums[0].copy()
+    for block in sums[1:]:
+        total += block
+    return total / n
+
+
 def bootstrap_means(values, *, n_resamples: int = 10_000, seed: int = 0) -> np.ndarray:
     """Means of ``n_resamples`` resamples (with replacement) of ``values``; ``values`` may
     be a matrix (one row per measure), resampled with the same draws.
@@ -55,12 +99,15 @@ def bootstrap_means(values, *, n_resamples: int = 10_000, seed: int = 0) -> np.n
     Resample r draws n indices i_r1..i_rn uniformly from 0..n−1 (numpy's PCG64 seeded
     with ``seed``, in blocks of at most BLOCK_CELLS indices) and gives
     mean_r = (1/n) Σ_k values[i_rk]. Small problems keep the draw counts as a cached
-    weight matrix W (mean = W·values / n); both paths use the same draws.
+    weight matrix W (mean = W·values / n, summed per block of queries:
+    ``resample_sums``); both paths use the same draws.
     """
     values = np.asarray(values, dtype=np.float64)
     n = values.shape[-1]
-    if n * n_resamples <= WEIGHT_CELLS:
-        return (_resample_weights(n, n_resamples, seed) @ values.T).T / n
+    sums = resample_sums(values, n_resamples=n_resamples, seed=seed)
+    if sums is not None:
+        means = means_of_sums(sums, n)
+        return means[0] if values.ndim == 1 else means
     rng = np.random.default_rng(seed)
     means = [
         values[..., rng.integers(0, n, size=(step, n))].mean(axis=-1)
@@ -91,7 +138,13 @@ def bootstrap_cis(matrix, *, n_resamples: int = 10_000, confidence: float = 0.95
     matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     if matrix.shape[1] == 0:
         return None
-    means = bootstrap_means(matrix, n_resamples=n_resamples, seed=seed)
+    return percentile_intervals(
+        bootstrap_means(matrix, n_resamples=n_resamples, seed=seed), confidence
+    )
+
+
+def percentile_intervals(means: np.ndarray, confidence: float = 0.95):
+    """(lows, highs): the percentile interval of each row of resample means."""
     alpha = (1 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha], axis=-1)
     return low, high

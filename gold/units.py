@@ -194,10 +194,16 @@ def live_labels(
     annotators: list[str] | None = None,
     adjudicated: bool = True,
     post_edited: bool = True,
+    queries: list[int] | None = None,
 ) -> LabelRows:
     """Every live label (``post_edited=False``: leaving out those given while a judge's
-    suggestion was on screen) and, with ``adjudicated``, the adjudications."""
+    suggestion was on screen) and, with ``adjudicated``, the adjudications; ``queries``:
+    only those queries' (by pk)."""
     judgments = Judgment.objects.filter(query__project=project)
+    adjudications = Adjudication.objects.filter(query__project=project)
+    if queries is not None:
+        judgments = judgments.filter(query_id__in=queries)
+        adjudications = adjudications.filter(query_id__in=queries)
     if not post_edited:
         judgments = judgments.filter(suggestion_shown=False)
     if annotators is not None:
@@ -208,7 +214,7 @@ def live_labels(
     if adjudicated:
         rows += [
             (q, 0, d, s, e, g)  # annotator 0: no user has that pk; becomes source -1
-            for q, d, s, e, g in Adjudication.objects.filter(query__project=project).values_list(
+            for q, d, s, e, g in adjudications.values_list(
                 "query_id", "document_id", "start", "end", "grade"
             )
         ]

@@ -10,25 +10,20 @@ same numbers (tested).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from urllib.parse import urlencode
 
 import numpy as np
-from django.db.models import Count, F, Max, Q
-from django.db.models.functions import Length
+from django.db.models import Count, Max
 
-from annotator.models import Chunk, Judgment, Project, Query
+from annotator.models import Chunk, Project, Query
 from gold.models import GoldSet
 from gold.units import (
     DOCUMENTS,
     PAGES,
-    LabelRows,
     UnitGrades,
     Units,
-    gold_labels,
-    gold_unit_grades,
     mapping_of,
     units_for_level,
 )
@@ -36,8 +31,18 @@ from numerics.mapping import MappingPolicy
 from numerics.measures import RunIndex, evaluate_index, index_run
 from numerics.significance import bootstrap_cis
 
+from . import score_cache
+from .label_state import LabelState, label_state, level_grades
 from .models import Run
-from .rankings import LevelMismatch, cache, can_evaluate, lookup, ranked_run, unit_codes
+from .rankings import (
+    LevelMismatch,
+    cache,
+    can_evaluate,
+    lookup,
+    ranked_run,
+    run_version,
+    unit_codes,
+)
 
 __all__ = ["LevelMismatch", "can_evaluate", "lookup"]  # where the views meet them
 
@@ -75,6 +80,10 @@ class Gold:
     grades: UnitGrades
     gold_set: GoldSet | None
     threshold: int
+    # Set when the grades come from the per-process label state (``load_gold``): the
+    # grades' cache key and that state, which the runs' cached scores follow.
+    origin: tuple | None = None
+    state: LabelState | None = None
 
     @property
     def units(self) -> Units:
@@ -121,19 +130,18 @@ def load_gold(
     *,
     gold_set: GoldSet | None = None,
     mapping: MappingPolicy | None = None,
-    labels: LabelRows | None = None,
+    state: LabelState | None = None,
 ) -> Gold:
-    """Gold grades at ``level``; ``labels``: ``gold_labels(project, gold_set)`` if already
-    loaded (a dashboard maps one load onto every level it shows)."""
-    grades = gold_unit_grades(
-        project,
-        level,
-        gold_set=gold_set,
-        mapping=mapping,
-        labels=labels,
-        units=level_units(project, level),
-    )
-    return Gold(grades, gold_set, project.relevance_threshold)
+    """Gold grades at ``level`` from a frozen gold set (its own mapping unless another is
+    given) or the live labels; ``state``: ``label_state(project, gold_set)`` if already
+    read (a dashboard maps one state onto every level it shows)."""
+    if mapping is None:
+        mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
+    state = state or label_state(project, gold_set)
+    grades, query_pks, key = level_grades(state, level_units(project, level), mapping, gold_set)
+    gold = Gold(grades, gold_set, project.relevance_threshold, origin=key, state=state)
+    gold.__dict__["query_pks"] = query_pks  # the cached_property, already known
+    return gold
 
 
 def level_units(project: Project, level: str) -> Units:
@@ -170,7 +178,7 @@ class EvaluationSetting:
     templates: tuple[str, ...] = tuple(DEFAULT_MEASURES)  # the measures as chosen
     project: Project | None = None
     _golds: dict = field(default_factory=dict, compare=False, repr=False)
-    _labels: LabelRows | None = field(default=None, compare=False, repr=False)
+    _state: LabelState | None = field(default=None, compare=False, repr=False)
 
     @property
     def level(self) -> str:
@@ -223,7 +231,7 @@ class EvaluationSetting:
                 level,
                 gold_set=self.gold.gold_set,
                 mapping=self.mapping,
-                labels=self._labels,
+                state=self._state,
             )
         return self._golds[level]
 
@@ -259,9 +267,9 @@ def evaluation_setting(
         mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
     own = level == OWN
     templates = tuple(measures or DEFAULT_MEASURES)
-    labels = gold_labels(project, gold_set)
+    state = label_state(project, gold_set)
     gold = load_gold(
-        project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping, labels=labels
+        project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping, state=state
     )
     return EvaluationSetting(
         gold,
@@ -272,7 +280,7 @@ def evaluation_setting(
         project=project,
         charts=tuple(charts or ()),
         templates=templates,
-        _labels=labels,
+        _state=state,
     )
 
 
@@ -287,17 +295,29 @@ def default_level(project: Project) -> str:
     return OWN if chunkings > 1 else DOCUMENTS
 
 
-def document_label_share(project: Project, gold_set: GoldSet | None) -> float | None:
-    """Share of the relevant labels (grade > 0) behind the gold that span whole documents;
-    None without relevant labels. At chunk or page level each such label makes every unit
-    of its document relevant."""
-    labels = gold_set.labels.all() if gold_set else Judgment.objects.filter(query__project=project)
-    counts = (
-        labels.filter(grade__gt=0)
-        .annotate(length=Length("document__text"))
-        .aggregate(total=Count("pk"), whole=Count("pk", filter=Q(start=0, end=F("length"))))
-    )
-    return counts["whole"] / counts["total"] if counts["total"] else None
+def document_label_share(
+    project: Project,
+    gold_set: GoldSet | None,
+    *,
+    state: LabelState | None = None,
+    documents: Units | None = None,
+) -> float | None:
+    """Share of the relevant labels (grade > 0) behind the gold that span whole documents
+    (a live gold counts the annotators' labels, a frozen one every label it holds); None
+    without relevant labels. At chunk or page level each such label makes every unit of
+    its document relevant. ``state`` and ``documents`` (the documents level's units), when
+    given, are those already read."""
+    labels = (state or label_state(project, gold_set)).labels
+    documents = documents or level_units(project, DOCUMENTS)
+    counted = labels.grade > 0
+    if gold_set is None:
+        counted &= labels.source >= 0  # adjudications are not labels of the live gold
+    total = int(counted.sum())
+    if not total:
+        return None
+    position, known = lookup(documents.pk, labels.document[counted])  # units sorted by pk
+    whole = known & (labels.start[counted] == 0) & (labels.end[counted] == documents.end[position])
+    return int(whole.sum()) / total
 
 
 def coarse_label_warning(setting: EvaluationSetting, runs: list[Run]) -> float | None:
@@ -306,7 +326,13 @@ def coarse_label_warning(setting: EvaluationSetting, runs: list[Run]) -> float |
     finer = any(run.chunking_id for run in runs) if setting.own else setting.level != DOCUMENTS
     if not finer or setting.project is None:
         return None
-    share = document_label_share(setting.project, setting.gold.gold_set)
+    gold = setting.gold
+    share = document_label_share(
+        setting.project,
+        gold.gold_set,
+        state=setting._state,
+        documents=gold.units if gold.units.level == DOCUMENTS else None,
+    )
     return share if share is not None and share > DOCUMENT_LABEL_WARNING else None
 
 
@@ -325,26 +351,42 @@ class RunScores:
         """95 % bootstrap intervals of every measure's mean, from one set of resamples."""
         names = list(self.values)
         matrix = np.array([self.values[n] for n in names])
-        result = bootstrap_cis(matrix, n_resamples=DASHBOARD_RESAMPLES)
-        if result is None:
-            return {}
-        return {n: (float(lo), float(hi)) for n, lo, hi in zip(names, *result, strict=True)}
+        return score_cache.named_intervals(
+            names, bootstrap_cis(matrix, n_resamples=DASHBOARD_RESAMPLES)
+        )
 
     def interval(self, measure: str) -> tuple[float, float] | None:
         return self.intervals.get(measure)
 
 
 def evaluate_run(run: Run, gold: Gold, measures: list[str]) -> RunScores:
-    values = evaluate_index(
-        indexed_run(run, gold),
-        qrel_query=gold.grades.query,
-        qrel_item=gold.code[gold.grades.unit],
-        qrel_grade=gold.grades.grade,
-        query_keys=gold.query_pks,
-        measures=measures,
-        rel_default=gold.threshold,
+    """The run's per-query values (and, from the per-process cache, their intervals):
+    after label changes only the changed queries are evaluated again."""
+
+    def evaluate(query_keys: np.ndarray) -> dict[str, np.ndarray]:
+        grades = gold.grades
+        rows = (
+            np.isin(grades.query, query_keys) if query_keys is not gold.query_pks else slice(None)
+        )
+        return evaluate_index(
+            indexed_run(run, gold),
+            qrel_query=grades.query[rows],
+            qrel_item=gold.code[grades.unit[rows]],
+            qrel_grade=grades.grade[rows],
+            query_keys=query_keys,
+            measures=measures,
+            rel_default=gold.threshold,
+        )
+
+    if gold.origin is None:
+        return RunScores(run=run, gold=gold, values=evaluate(gold.query_pks))
+    key = (*run_version(run), gold.origin, tuple(measures), gold.threshold)
+    values, intervals = score_cache.run_values(
+        key, gold.state, gold.query_pks, evaluate, n_resamples=DASHBOARD_RESAMPLES
     )
-    return RunScores(run=run, gold=gold, values=values)
+    scores = RunScores(run=run, gold=gold, values=values)
+    scores.__dict__["intervals"] = intervals  # the cached_property, already known
+    return scores
 
 
 def measure_catalogue(setting: EvaluationSetting) -> list[dict]:
@@ -363,47 +405,3 @@ def dashboard_measures(k: int, templates=DEFAULT_MEASURES) -> list[tuple[str, st
     """(engine name, column label) of the dashboard's measures at cutoff k."""
     names = list(dict.fromkeys(measure_name(t, k) for t in templates))
     return [(name, name) for name in names]
-
-
-def run_lines(run: Run, gold: Gold) -> list[str]:
-    """The run as TREC lines at the gold's level, in its ranking (what ``evaluate`` reads)."""
-    return unit_run_lines(run, gold.units)
-
-
-def unit_run_lines(run: Run, units: Units, format: str = "trec") -> list[str]:
-    """The run at the units' level, in its ranking: TREC lines, or (``jsonl``) one line
-    per query ``{"qid", "retrieved", "scores"}``."""
-    ranked = ranked_run(run, units)
-    qids = dict(Query.objects.filter(project_id=run.project_id).values_list("pk", "qid"))
-    if format == "jsonl":
-        return [
-            json.dumps(
-                {
-                    "qid": qids[int(q)],
-                    "retrieved": [str(units.ids[int(u)]) for u in ranked.item[rows]],
-                    "scores": [float(x) for x in ranked.score[rows]],
-                },
-                ensure_ascii=False,
-            )
-            for q, rows in ((q, ranked.rows(int(q))) for q in ranked.query)
-        ]
-    query_pk = ranked.row_query
-    rank = np.arange(query_pk.size) - np.repeat(ranked.bounds[:-1], np.diff(ranked.bounds)) + 1
-    tag = run.name.replace(" ", "_") or "run"
-    return [
-        f"{qids[int(q)]} Q0 {units.ids[int(u)]} {int(r)} {float(s)!r} {tag}"
-        for q, u, s, r in zip(query_pk, ranked.item, ranked.score, rank, strict=True)
-    ]
-
-
-def qrels_lines(gold: Gold) -> list[str]:
-    rows = sorted(
-        (gold.qids[q], str(gold.units.ids[u]), int(g))
-        for q, u, g in zip(
-            np.searchsorted(gold.query_pks, gold.grades.query).tolist(),
-            gold.grades.unit.tolist(),
-            gold.grades.grade.tolist(),
-            strict=True,
-        )
-    )
-    return [f"{q} 0 {u} {g}" for q, u, g in rows]

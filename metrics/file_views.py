@@ -14,9 +14,9 @@ from web.spreadsheets import csv_text, xlsx_bytes
 
 from . import charts, reports
 from .access import get_run_for_user
-from .evaluation import qrels_lines, run_lines
 from .forms import MetricsExportForm, dashboard_form, run_setting
 from .tables import metrics_export
+from .trec_lines import qrels_lines, run_lines
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 TEXT = "text/plain; charset=utf-8"

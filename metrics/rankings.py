@@ -61,6 +61,27 @@ class ArrayCache:
                     self._bytes -= old_size
         return value
 
+    def peek(self, key):
+        """The value kept under ``key``, or None (nothing is computed)."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
+        return None
+
+    def put(self, key, value) -> None:
+        """Keep ``value`` under ``key``, replacing what was there."""
+        size = getattr(value, "nbytes", 0)
+        with self._lock:
+            if key in self._items:
+                self._bytes -= self._items.pop(key)[1]
+            if size <= self.max_bytes:
+                self._items[key] = (value, size)
+                self._bytes += size
+                while self._bytes > self.max_bytes:
+                    _old, (_value, old_size) = self._items.popitem(last=False)
+                    self._bytes -= old_size
+
     def discard(self, predicate: Callable[[tuple], bool]) -> int:
         """Drop every entry whose key satisfies ``predicate``; how many were dropped."""
         with self._lock:
@@ -172,7 +193,7 @@ def forget_run(run_pk: int) -> int:
 RUN_KEYS = ("stored", "ranked", "index")
 
 
-def _version(run: Run) -> tuple:
+def run_version(run: Run) -> tuple:
     return (run.pk, run.n_results, run.n_queries, run.created_at)
 
 
@@ -182,7 +203,7 @@ def stored_ranking(run: Run) -> RankedRun:
     def compute() -> RankedRun:
         return RankedRun.from_rows(*run.get_results())
 
-    return cache.get(("stored", *_version(run)), compute)
+    return cache.get(("stored", *run_version(run)), compute)
 
 
 def can_evaluate(run: Run, level: str) -> bool:
@@ -202,7 +223,7 @@ def ranked_run(run: Run, units: Units) -> RankedRun:
     """
     if not can_evaluate(run, units.level):
         raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
-    return cache.get(("ranked", *_version(run), units.fingerprint), lambda: _rank(run, units))
+    return cache.get(("ranked", *run_version(run), units.fingerprint), lambda: _rank(run, units))
 
 
 def _rank(run: Run, units: Units) -> RankedRun:

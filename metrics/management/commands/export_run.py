@@ -6,8 +6,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
 from gold.units import units_for_level
-from metrics.evaluation import own_level, unit_run_lines
+from metrics.evaluation import own_level
 from metrics.models import Run
+from metrics.trec_lines import unit_run_lines
 
 
 class Command(BaseCommand):

@@ -1,0 +1,99 @@
+"""Runs' per-query values and intervals, kept per process and updated per changed query.
+
+An entry follows one label state (``metrics.label_state``): when the state has moved on,
+the queries it names as changed (and any query new to the gold) are evaluated again and
+spliced into the kept values, and the bootstrap resample sums are recomputed only for the
+blocks of queries holding them (``numerics.significance.resample_sums``). Per-query values
+depend on their own query alone and the sums on their own block, so the result is the
+full computation's, bit for bit (tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from numerics.significance import (
+    bootstrap_cis,
+    means_of_sums,
+    percentile_intervals,
+    resample_sums,
+)
+
+from .label_state import LabelState
+from .rankings import cache, lookup
+
+
+@dataclass(frozen=True)
+class _Scores:
+    query_pks: np.ndarray
+    values: dict[str, np.ndarray]
+    sums: np.ndarray | None
+    intervals: dict[str, tuple[float, float]]
+    mark: tuple[int, int]
+
+    @property
+    def nbytes(self) -> int:
+        arrays = [self.query_pks, *self.values.values()]
+        return sum(a.nbytes for a in arrays) + (0 if self.sums is None else self.sums.nbytes)
+
+
+def named_intervals(names: list[str], result) -> dict[str, tuple[float, float]]:
+    """{measure: (low, high)} from ``(lows, highs)``; empty for None."""
+    if result is None:
+        return {}
+    return {n: (float(lo), float(hi)) for n, lo, hi in zip(names, *result, strict=True)}
+
+
+def run_values(
+    key: tuple,
+    state: LabelState,
+    query_pks: np.ndarray,
+    evaluate: Callable[[np.ndarray], dict[str, np.ndarray]],
+    *,
+    n_resamples: int,
+) -> tuple[dict[str, np.ndarray], dict[str, tuple[float, float]]]:
+    """(per-query values over ``query_pks``, 95 % bootstrap intervals of their means) of
+    one run against one gold; ``evaluate(query_keys)`` gives the values over some of the
+    gold's queries. ``key`` names the run, the gold, the measures and the threshold."""
+    key = ("values", *key)
+    kept = cache.peek(key)
+    if kept is not None and kept.mark == state.mark and np.array_equal(kept.query_pks, query_pks):
+        return kept.values, kept.intervals
+    changed = state.changed_since(kept.mark) if kept is not None else None
+    if changed is None:
+        values = evaluate(query_pks)
+        redo = None
+    else:
+        position, known = lookup(kept.query_pks, query_pks)
+        redo = ~known | np.isin(query_pks, changed)
+        fresh = evaluate(query_pks[redo]) if redo.any() else None
+        values = {}
+        for name, old in kept.values.items():
+            new = np.empty(query_pks.size, dtype=old.dtype)
+            new[~redo] = old[position[~redo]]
+            if fresh is not None:
+                new[redo] = fresh[name]
+            values[name] = new
+    names = list(values)
+    for array in values.values():
+        array.flags.writeable = False  # shared by every request until the labels change
+    matrix = np.array([values[n] for n in names], dtype=np.float64).reshape(len(names), -1)
+    if redo is not None and kept.sums is not None and np.array_equal(kept.query_pks, query_pks):
+        sums = resample_sums(
+            matrix, n_resamples=n_resamples, previous=kept.sums, changed=np.flatnonzero(redo)
+        )
+    else:
+        sums = resample_sums(matrix, n_resamples=n_resamples)
+    if sums is not None:
+        intervals = named_intervals(
+            names, percentile_intervals(means_of_sums(sums, query_pks.size))
+        )
+    else:  # too many queries to keep the resample weights: the blocked path, in full
+        intervals = named_intervals(
+            names, bootstrap_cis(matrix, n_resamples=n_resamples) if query_pks.size else None
+        )
+    cache.put(key, _Scores(query_pks, values, sums, intervals, state.mark))
+    return values, intervals

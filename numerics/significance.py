@@ -59,8 +59,8 @@ QUERY_BLOCK = 512
 
 def resample_sums(values, *, n_resamples: int, seed: int = 0, previous=None, changed=None):
     """Per block of ``QUERY_BLOCK`` queries, Σ_k values[m, k]·W[k, r] over the block's
-    queries k (W: ``_resample_weights``, draw counts), shape (blocks, measures, resamples); None when
-    the weights are not kept (large problems).
+    queries k (W: ``_resample_weights``, draw counts), shape (blocks, measures,
+    resamples); None when the weights are not kept (large problems).
 
     With ``previous`` (the sums of values that differ only at the positions ``changed``),
     only the blocks holding a changed position are recomputed: the result equals the full

@@ -79,9 +79,28 @@ def resample_sums(values, *, n_resamples: int, seed: int = 0, previous=None, cha
         sums = previous.copy()
         blocks = np.unique(np.asarray(changed, dtype=np.int64) // QUERY_BLOCK).tolist()
     for block in blocks:
-        part = slice(block * QUERY_BLOCK, (block + 1) * QUERY_BLOCK)
-        sums[block] = values[:, part] @ weights[part]
+        sums[block] = _block_sum(
+            values, weights, block * QUERY_BLOCK, min(n, (block + 1) * QUERY_BLOCK)
+        )
     return sums
+
+
+# OpenBLAS multiplies on one thread when a product has at most this many multiply-adds;
+# larger ones wake its threads, which on shared cores costs tens of milliseconds a call
+# (measured: a 512-query block 20–80 ms threaded, about 1 ms as products of this size).
+ONE_THREAD_PRODUCT = 262_144
+
+
+def _block_sum(values: np.ndarray, weights: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Σ over queries start..stop−1 of values[:, k]·weights[k], as products small enough
+    for one thread, added in order (so the same block always gives the same bits)."""
+    step = max(1, ONE_THREAD_PRODUCT // (values.shape[0] * weights.shape[1]))
+    total = None
+    for at in range(start, stop, step):
+        part = slice(at, min(at + step, stop))
+        product = values[:, part] @ weights[part]
+        total = product if total is None else total + product
+    return total
 
 
 def means_of_sums(sums: np.ndarray, n: int) -> np.ndarray:

@@ -13,14 +13,17 @@ from scipy import special, stats
 from statsmodels.stats.multitest import multipletests
 
 from numerics.significance import (
+    QUERY_BLOCK,
     WEIGHT_CELLS,
     betainc,
     bootstrap_ci,
     bootstrap_means,
     diff_ci,
     holm,
+    means_of_sums,
     paired_randomization_test,
     paired_t_test,
+    resample_sums,
     t_sf_two_sided,
     wins_ties_losses,
 )
@@ -131,6 +134,24 @@ def test_bootstrap_paths_draw_the_same_resamples():
         blocked = bootstrap_means(values, n_resamples=2_000, seed=3)
     np.testing.assert_allclose(small, blocked, rtol=1e-12)
     assert not np.array_equal(small, bootstrap_means(values, n_resamples=2_000, seed=4))
+
+
+def test_resample_sums_of_changed_blocks_equal_the_full_sums_bit_for_bit():
+    rng = np.random.default_rng(5)
+    n = 2 * QUERY_BLOCK + 77
+    values = rng.random((3, n))
+    sums = resample_sums(values, n_resamples=1_000)
+    changed = values.copy()
+    positions = [5, QUERY_BLOCK * 2 + 3]  # blocks 0 and 2; block 1 untouched
+    changed[:, positions] = rng.random((3, 2))
+    update = resample_sums(changed, n_resamples=1_000, previous=sums, changed=positions)
+    full = resample_sums(changed, n_resamples=1_000)
+    assert update.tobytes() == full.tobytes()
+    assert np.array_equal(update[1], sums[1]) and not np.array_equal(update[0], sums[0])
+    # The means are those of the weight matrix's draws.
+    means = means_of_sums(full, n)
+    reference = bootstrap_means(changed, n_resamples=1_000)
+    np.testing.assert_array_equal(means, reference)
 
 
 def test_wins_ties_losses():

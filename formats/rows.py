@@ -30,6 +30,11 @@ WRONG_COLUMNS = gettext_noop("expected %(n)s columns '%(columns)s', found %(foun
 HEADER_LACKS = gettext_noop("the header lacks %(columns)s")
 BAD_CSV_HEADER = gettext_noop("malformed CSV header (%(error)s)")
 BAD_CSV = gettext_noop("malformed CSV (%(error)s)")
+NAMED_TWICE = gettext_noop("the header names %(columns)s more than once")
+QUOTE_OPEN = gettext_noop("a quote opened on this line is never closed")
+BAD_CSV_FROM_HERE = gettext_noop(
+    "malformed CSV (%(error)s) on line %(at)s; is a quote left open on this line?"
+)
 VALUES_VS_HEADER = gettext_noop("%(n)s values but the header has %(columns)s columns")
 NOT_XLSX = gettext_noop("the file is not an Excel workbook (.xlsx)")
 NO_HEADER = gettext_noop("values in columns without a header")
@@ -46,7 +51,9 @@ def wrong_columns(fmt: str, found: int) -> str:
 class RowSource:
     """The numbered rows of one file, with how far through the file the reading is.
 
-    ``required``: columns a CSV or XLSX header must name (else line 1 is reported)."""
+    ``required``: columns a CSV or XLSX header must name (else line 1 is reported).
+    ``columns`` is the header of a CSV or XLSX file once read (a column it names but a
+    row leaves empty was given as empty)."""
 
     def __init__(self, path: Path | str, fmt: str, *, required: tuple[str, ...] = ()):
         if fmt not in FORMATS:
@@ -56,6 +63,7 @@ class RowSource:
         self.path = Path(path)
         self.fmt = fmt
         self.required = required
+        self.columns: tuple[str, ...] = ()
         self._handle = None
         self._xlsx_position = (0, 1)
 
@@ -85,12 +93,19 @@ class RowSource:
         size = self.path.stat().st_size or 1
         return min(1.0, self._handle.buffer.tell() / size)
 
-    def _lacking(self, header: list[str]) -> BadLine | None:
+    def _header_problem(self, header: list[str]) -> BadLine | None:
+        """A header naming a column twice (which value would count?) or lacking one."""
+        named = [column for column in header if column]
+        twice = sorted({column for column in named if named.count(column) > 1})
+        if twice:
+            return BadLine(NAMED_TWICE % {"columns": ", ".join(map(repr, twice))})
         missing = [column for column in self.required if column not in header]
+        self.columns = tuple(named)
         return BadLine(HEADER_LACKS % {"columns": ", ".join(missing)}) if missing else None
 
     def _csv_rows(self, handle) -> Iterator[tuple[int, Row]]:
-        reader = csv.reader(handle)
+        # strict: a quote left open is an error, not a field that swallows later rows.
+        reader = csv.reader(handle, strict=True)
         try:
             header = next(reader)
         except StopIteration:
@@ -99,16 +114,17 @@ class RowSource:
             yield 1, BadLine(BAD_CSV_HEADER % {"error": error})
             return
         header = [h.strip() for h in header]
-        if lacking := self._lacking(header):
-            yield 1, lacking
+        if problem := self._header_problem(header):
+            yield 1, problem
             return
         while True:
+            start = reader.line_num + 1  # where the next record begins
             try:
                 values = next(reader)
             except StopIteration:
                 return
             except csv.Error as error:
-                yield reader.line_num, BadLine(BAD_CSV % {"error": error})
+                yield start, BadLine(_csv_problem(error, start, reader.line_num))
                 return
             if not any(v.strip() for v in values):
                 continue
@@ -135,8 +151,8 @@ class RowSource:
             if header is None:
                 return
             header = [str(h).strip() if h is not None else "" for h in header]
-            if lacking := self._lacking(header):
-                yield 1, lacking
+            if problem := self._header_problem(header):
+                yield 1, problem
                 return
             total = sheet.max_row or 1
             for number, values in enumerate(rows, start=2):
@@ -156,6 +172,15 @@ class RowSource:
                 )
         finally:
             workbook.close()
+
+
+def _csv_problem(error: csv.Error, start: int, at: int) -> str:
+    """A CSV error, worded for the record it broke (which may span several lines)."""
+    if "unexpected end of data" in str(error):
+        return QUOTE_OPEN
+    if at > start:
+        return BAD_CSV_FROM_HERE % {"error": error, "at": at}
+    return BAD_CSV % {"error": error}
 
 
 def read_rows(path: Path | str, fmt: str, **options) -> Iterator[tuple[int, Row]]:

@@ -48,6 +48,8 @@ SPAN_OUTSIDE = gettext_noop(
 CHUNK_TEXT_NOT_FOUND = gettext_noop("chunk text not found in document %(id)s")
 START_END_OR_TEXT = gettext_noop("give start and end, or the chunk text")
 NO_CHUNKS = gettext_noop("the file holds no chunks")
+NO_TEXT = gettext_noop("a document needs a text or a pages field (text may be empty)")
+SPAN_REVERSED = gettext_noop("span [%(start)s, %(end)s): end before start")
 
 PAGE_SEPARATOR = "\n\n"
 
@@ -98,8 +100,12 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
                     page_starts.append(offset)
                     offset += len(page) + len(PAGE_SEPARATOR)
                 text = PAGE_SEPARATOR.join(pages)
-            else:
+            elif {"text", "pages"} & {*row, *getattr(rows, "columns", ())}:
+                # An explicitly empty text is a document (real collections hold some).
                 text = as_text(row.get("text"))
+            else:
+                errors.add(line, NO_TEXT)
+                continue
             metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
             if not isinstance(metadata, dict):
                 errors.add(line, METADATA_OBJECT)
@@ -278,6 +284,9 @@ def import_chunks(
                 start = whole(row.get("start"), line, "start", errors)
                 end = whole(row.get("end"), line, "end", errors)
                 if start is None or end is None:
+                    continue
+                if end < start:
+                    errors.add(line, SPAN_REVERSED % {"start": start, "end": end})
                     continue
                 if not 0 <= start < end <= length:
                     errors.add(

@@ -37,6 +37,7 @@ UNKNOWN_QUERY = gettext_noop("unknown query id %(id)s")
 BAD_GRADE = gettext_noop("grade must be 0, 1, 2 or 3, not %(grade)s")
 ALREADY_LABELLED = gettext_noop("%(annotator)s already has a label for %(qid)s / %(item)s")
 NO_LABELS = gettext_noop("the file holds no labels")
+PASSAGE_REVERSED = gettext_noop("passage [%(start)s, %(end)s): end before start")
 CHUNK_NOUN = gettext_noop("chunk")
 DOCUMENT_NOUN = gettext_noop("document")
 
@@ -136,6 +137,9 @@ def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -
         doc_pk, length, page_starts = document
         if level == "passage":
             start, end = place
+            if end < start:
+                errors.add(line, PASSAGE_REVERSED % {"start": start, "end": end})
+                continue
             if not 0 <= start < end <= length:
                 errors.add(
                     line,

@@ -1,0 +1,134 @@
+"""Files that lie or break the readers: each is a line-numbered error and writes nothing.
+
+CSV with an open quote or a repeated column, documents without text, reversed spans,
+long CSV fields.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import translation
+
+from annotator.importing import run_import
+from annotator.problems import translated
+from tests.test_importing import failure, jsonl, write, xlsx
+
+pytestmark = pytest.mark.django_db
+
+CLOSE_MESSAGE = "line 2: a quote opened on this line is never closed"
+
+
+@pytest.fixture
+def project(personas):
+    return personas["project"]
+
+
+@pytest.fixture
+def document(project, tmp_path):
+    run_import(
+        "documents", project, write(tmp_path / "d.jsonl", jsonl({"doc_id": "d1", "text": "x" * 40}))
+    )
+    return project.documents.get()
+
+
+# --- 1. CSV that lies --------------------------------------------------------------------
+
+
+def test_csv_quote_left_open_is_an_error_naming_its_line(project, tmp_path):
+    path = write(tmp_path / "d.csv", 'doc_id,text\nd1,"hello\nd2,world\nd3,more\n')
+    assert failure("documents", project, path) == [CLOSE_MESSAGE]
+
+
+def test_csv_quote_closed_rows_later_is_an_error_naming_where_it_opened(project, tmp_path):
+    path = write(tmp_path / "d.csv", 'doc_id,text\nd1,"hello\nd2,world\nd3,"more"\n')
+    (message,) = failure("documents", project, path)
+    assert message.startswith("line 2: malformed CSV (")
+    assert "on line 4; is a quote left open on this line?" in message
+
+
+def test_csv_quoted_field_over_several_lines_stays_allowed(project, tmp_path):
+    path = write(tmp_path / "d.csv", 'doc_id,text\nd1,"two\nlines"\nd2,plain\n')
+    assert run_import("documents", project, path).created == 2
+    assert project.documents.get(doc_id="d1").text == "two\nlines"
+
+
+def test_csv_header_naming_a_column_twice_is_an_error(project, tmp_path):
+    path = write(tmp_path / "d.csv", "doc_id,text,text\nd1,first,second\n")
+    assert failure("documents", project, path) == ["line 1: the header names 'text' more than once"]
+
+
+def test_xlsx_header_naming_a_column_twice_is_an_error(project, tmp_path):
+    path = xlsx(tmp_path / "q.xlsx", ["qid", "text", "qid"], ["q1", "wings", "q2"])
+    assert failure("queries", project, path) == ["line 1: the header names 'qid' more than once"]
+
+
+def test_document_without_text_or_pages_is_an_error(project, tmp_path):
+    path = write(
+        tmp_path / "d.jsonl",
+        jsonl({"doc_id": "d1", "text": "fine"}, {"doc_id": "d2", "title": "No body"}),
+    )
+    assert failure("documents", project, path) == [
+        "line 2: a document needs a text or a pages field (text may be empty)"
+    ]
+    csv_path = write(tmp_path / "d.csv", "doc_id,title\nd1,No body\n")
+    assert failure("documents", project, csv_path) == [
+        "line 2: a document needs a text or a pages field (text may be empty)"
+    ]
+
+
+def test_explicitly_empty_text_is_an_empty_document(project, tmp_path):
+    path = write(tmp_path / "d.jsonl", jsonl({"doc_id": "995", "text": ""}))
+    assert run_import("documents", project, path).created == 1
+    csv_path = write(tmp_path / "d.csv", "doc_id,title,text\n996,Empty,\n")
+    assert run_import("documents", project, csv_path).created == 1
+    assert set(project.documents.values_list("text", flat=True)) == {""}
+
+
+def test_reversed_chunk_span_says_end_before_start(project, tmp_path, document):
+    path = write(
+        tmp_path / "c.jsonl", jsonl({"chunk_id": "c1", "doc_id": "d1", "start": 10, "end": 5})
+    )
+    assert failure("chunks", project, path, options={"chunking": "w"}) == [
+        "line 1: span [10, 5): end before start"
+    ]
+
+
+def test_reversed_passage_label_says_end_before_start(project, tmp_path, document):
+    run_import("queries", project, write(tmp_path / "q.jsonl", jsonl({"qid": "q1", "text": "t"})))
+    path = write(
+        tmp_path / "l.jsonl",
+        jsonl({"qid": "q1", "doc_id": "d1", "start": 9, "end": 3, "grade": 2}),
+    )
+    options = {"annotator": "assessors", "level": "passage"}
+    assert failure("labels", project, path, options=options) == [
+        "line 1: passage [9, 3): end before start"
+    ]
+
+
+# --- 7. long CSV fields -------------------------------------------------------------------
+
+
+def test_csv_field_longer_than_the_csv_modules_default_cap(project, tmp_path):
+    text = "word " * 40_000  # 200,000 characters, over csv's default 131,072
+    path = write(tmp_path / "d.csv", f"doc_id,text\nlong,{text}\n")
+    assert run_import("documents", project, path).created == 1
+    assert len(project.documents.get().text) == len(text)
+
+
+# --- every new wording is shown in the user's language ------------------------------------
+
+SHOWN_IN_CHINESE = [
+    (CLOSE_MESSAGE, "第 2 行：本行开始的引号没有闭合"),
+    ("line 1: the header names 'text' more than once", "第 1 行：表头多次出现 'text'"),
+    (
+        "line 2: a document needs a text or a pages field (text may be empty)",
+        "第 2 行：文档需要 text 或 pages 字段（text 可以为空）",
+    ),
+    ("line 1: span [10, 5): end before start", "第 1 行：区间 [10, 5)：结束位置在开始位置之前"),
+]
+
+
+@pytest.mark.parametrize(("english", "chinese"), SHOWN_IN_CHINESE)
+def test_problems_are_shown_in_chinese(english, chinese):
+    with translation.override("zh-hans"):
+        assert translated(english) == chinese

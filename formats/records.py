@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from .errors import BadLine, LineErrors, gettext_noop
 from .rows import Rows
+from .values import id_problem
 
 ITEM_COLUMNS = ("docid", "doc_id", "chunk_id", "item", "id")
 
@@ -82,6 +83,14 @@ def not_number(name: str, value) -> str:
     return NOT_NUMBER % {"name": name, "value": repr(value)}
 
 
+def bad_ids(line: int, errors: LineErrors, **ids: str) -> bool:
+    """Whether any of the named ids cannot be an id (each problem reported)."""
+    problems = [p for name, value in ids.items() if (p := id_problem(name, value))]
+    for problem in problems:
+        errors.add(line, problem)
+    return bool(problems)
+
+
 def repeated(qid: str, item: str, first: int) -> str:
     """The one wording of a (query, item) pair that a file gives twice."""
     return REPEATED % {"item": repr(item), "qid": repr(qid), "first": first}
@@ -114,8 +123,12 @@ def _listed_results(line: int, row: dict, errors: LineErrors):
         errors.add(line, SCORES_LIST)
         return
     qid = cell_text(row["qid"])
+    if bad_ids(line, errors, qid=qid):
+        return
     for item, raw in zip(retrieved, scores, strict=True):
         score = number(raw)
+        if bad_ids(line, errors, id=cell_text(item)):
+            continue
         if score is None:
             errors.add(line, not_number("score", raw))
         else:
@@ -126,6 +139,8 @@ def _table_result(line: int, row: dict, errors: LineErrors):
     item = first_id(row, ITEM_COLUMNS)
     if row.get("qid") in (None, "") or item is None:
         errors.add(line, QID_AND_ID)
+        return
+    if bad_ids(line, errors, qid=cell_text(row["qid"]), id=item):
         return
     if row.get("score") not in (None, ""):
         score = number(row["score"])
@@ -156,6 +171,8 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
         if qid is None:
             errors.add(line, MISSING_QID)
             continue
+        if bad_ids(line, errors, qid=qid):
+            continue
         if "gold_evidence" in row or "rel_map" in row:
             rel_map = row.get("rel_map") or {}
             evidence = row.get("gold_evidence") or []
@@ -170,11 +187,14 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
                 else:
                     grades[cell_text(item)] = grade
             for item, grade in grades.items():
-                yield line, qid, item, grade
+                if not bad_ids(line, errors, id=item):
+                    yield line, qid, item, grade
             continue
         item = first_id(row, ITEM_COLUMNS)
         if item is None:
             errors.add(line, MISSING_ITEM)
+            continue
+        if bad_ids(line, errors, id=item):
             continue
         raw = row.get("grade", row.get("relevance"))
         grade = whole_number(raw)
@@ -202,6 +222,8 @@ def span_judgments(
         doc_id = first_id(row, ("doc_id", "docid"))
         if qid is None or doc_id is None:
             errors.add(line, SPAN_ROW % {"columns": ", ".join(columns)})
+            continue
+        if bad_ids(line, errors, qid=qid, doc_id=doc_id):
             continue
         values = [whole_number(row.get(name)) for name in (*columns, "grade")]
         bad = [name for name, v in zip((*columns, "grade"), values, strict=True) if v is None]

@@ -1,7 +1,7 @@
 """Files that lie or break the readers: each is a line-numbered error and writes nothing.
 
-CSV with an open quote or a repeated column, documents without text, reversed spans,
-long CSV fields.
+CSV with an open quote or a repeated column, documents without text, reversed spans, ids
+with whitespace, long CSV fields.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from django.utils import translation
 
 from annotator.importing import run_import
 from annotator.problems import translated
+from formats import FileRejected
+from metrics.models import Run
+from metrics.run_import import import_run
 from tests.test_importing import failure, jsonl, write, xlsx
 
 pytestmark = pytest.mark.django_db
@@ -105,6 +108,63 @@ def test_reversed_passage_label_says_end_before_start(project, tmp_path, documen
     ]
 
 
+# --- 6. ids with whitespace ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "content", "message"),
+    [
+        (
+            "documents",
+            "d.jsonl",
+            jsonl({"doc_id": "a b", "text": "x"}),
+            "line 1: doc_id 'a b' contains whitespace, which ids cannot hold",
+        ),
+        (
+            "queries",
+            "q.csv",
+            "qid,text\nq1,fine\nq\t2,tab inside\n",
+            "line 3: qid 'q\\t2' contains whitespace, which ids cannot hold",
+        ),
+    ],
+)
+def test_ids_with_whitespace_are_refused(project, tmp_path, kind, name, content, message):
+    assert failure(kind, project, write(tmp_path / name, content)) == [message]
+
+
+def test_xlsx_document_id_with_whitespace_is_refused(project, tmp_path):
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], ["ok", "x"], ["not ok", "y"])
+    assert failure("documents", project, path) == [
+        "line 3: doc_id 'not ok' contains whitespace, which ids cannot hold"
+    ]
+
+
+def test_chunk_id_with_whitespace_is_refused(project, tmp_path, document):
+    path = write(
+        tmp_path / "c.jsonl", jsonl({"chunk_id": "c 1", "doc_id": "d1", "start": 0, "end": 5})
+    )
+    assert failure("chunks", project, path, options={"chunking": "w"}) == [
+        "line 1: chunk_id 'c 1' contains whitespace, which ids cannot hold"
+    ]
+
+
+def test_label_ids_with_whitespace_are_refused(project, tmp_path, document):
+    path = write(tmp_path / "l.csv", "qid,docid,grade\nq 1,d1,2\n")
+    options = {"annotator": "assessors", "level": "document"}
+    assert failure("labels", project, path, options=options) == [
+        "line 2: qid 'q 1' contains whitespace, which ids cannot hold"
+    ]
+
+
+def test_run_ids_with_whitespace_are_refused(project, tmp_path, document):
+    run_import("queries", project, write(tmp_path / "q.jsonl", jsonl({"qid": "q1", "text": "t"})))
+    path = write(tmp_path / "r.jsonl", jsonl({"qid": "q1", "retrieved": ["d1", "d 2"]}))
+    with pytest.raises(FileRejected) as raised:
+        import_run(project, path, name="r", keep_known=True)
+    assert raised.value.errors == ["line 1: id 'd 2' contains whitespace, which ids cannot hold"]
+    assert not Run.objects.exists()
+
+
 # --- 7. long CSV fields -------------------------------------------------------------------
 
 
@@ -125,6 +185,10 @@ SHOWN_IN_CHINESE = [
         "第 2 行：文档需要 text 或 pages 字段（text 可以为空）",
     ),
     ("line 1: span [10, 5): end before start", "第 1 行：区间 [10, 5)：结束位置在开始位置之前"),
+    (
+        "line 1: doc_id 'a b' contains whitespace, which ids cannot hold",
+        "第 1 行：doc_id 'a b' 含有空白字符，id 不能含空白",
+    ),
 ]
 
 

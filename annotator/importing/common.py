@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from formats import LineErrors, Rows, cell_text, not_whole, whole_number
 from formats.errors import gettext_noop
 from formats.records import MISSING
+from formats.values import id_problem
 
 BATCH = 2000
 MAX_ID_LENGTH = 255
@@ -41,6 +42,9 @@ def check_id(value: str | None, what: str, line: int, errors: LineErrors) -> boo
         return False
     if len(value) > MAX_ID_LENGTH:
         errors.add(line, TOO_LONG % {"what": what, "n": MAX_ID_LENGTH})
+        return False
+    if problem := id_problem(what, value):
+        errors.add(line, problem)
         return False
     return True
 

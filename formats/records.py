@@ -6,6 +6,7 @@ send every problem, by line, to a ``LineErrors``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 
@@ -32,7 +33,9 @@ NO_LABELS = gettext_noop("the file holds no labels")
 NO_RESULTS = gettext_noop("the file holds no results")
 CANNOT_READ_AS = gettext_noop("%(what)s cannot be read from %(format)s; use %(formats)s")
 SPAN_ROW = gettext_noop("each row needs qid, doc_id, %(columns)s and grade")
-_WHOLE = re.compile(r"\s*[+-]?\d+\s*")
+# At most 18 digits: a whole number fits the database's 64-bit integers (and int() is
+# never asked to convert thousands of digits).
+_WHOLE = re.compile(r"\s*[+-]?\d{1,18}\s*")
 
 
 def cell_text(value) -> str:
@@ -70,17 +73,23 @@ def number(value) -> float | None:
     if isinstance(value, bool):
         return None
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        result = float(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return result if math.isfinite(result) else None
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}… ({len(text):,} characters)"
 
 
 def not_whole(name: str, value) -> str:
-    return NOT_WHOLE % {"name": name, "value": repr(value)}
+    return NOT_WHOLE % {"name": name, "value": _shown(value)}
 
 
 def not_number(name: str, value) -> str:
-    return NOT_NUMBER % {"name": name, "value": repr(value)}
+    return NOT_NUMBER % {"name": name, "value": _shown(value)}
 
 
 def bad_ids(line: int, errors: LineErrors, **ids: str) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .errors import BadLine, FileRejected, gettext_noop
 from .files import FORMATS, UNKNOWN_FORMAT, open_text
+from .values import row_problem
 
 Row = dict | BadLine
 Rows = Iterable[tuple[int, Row]]
@@ -40,6 +41,10 @@ NOT_XLSX = gettext_noop("the file is not an Excel workbook (.xlsx)")
 NO_HEADER = gettext_noop("values in columns without a header")
 BAD_JSON = gettext_noop("malformed JSON (%(error)s, column %(column)s)")
 NOT_OBJECT = gettext_noop("expected a JSON object {...}")
+JSON_REFUSED = gettext_noop("malformed JSON (%(reason)s)")
+NESTED_TOO_DEEPLY = gettext_noop("nested too deeply")
+NAN_OR_INFINITY = gettext_noop("NaN and Infinity are not allowed")
+TOO_MANY_DIGITS = gettext_noop("an integer has too many digits")
 
 
 def wrong_columns(fmt: str, found: int) -> str:
@@ -52,10 +57,18 @@ class RowSource:
     """The numbered rows of one file, with how far through the file the reading is.
 
     ``required``: columns a CSV or XLSX header must name (else line 1 is reported).
-    ``columns`` is the header of a CSV or XLSX file once read (a column it names but a
-    row leaves empty was given as empty)."""
+    ``max_chars``: the longest text a cell or JSON value may hold (``values``); every
+    row is checked by ``values.row_problem``. ``columns`` is the header of a CSV or XLSX
+    file once read (a column it names but a row leaves empty was given as empty)."""
 
-    def __init__(self, path: Path | str, fmt: str, *, required: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        path: Path | str,
+        fmt: str,
+        *,
+        required: tuple[str, ...] = (),
+        max_chars: int | None = None,
+    ):
         if fmt not in FORMATS:
             raise FileRejected(
                 [UNKNOWN_FORMAT % {"format": repr(fmt), "formats": ", ".join(FORMATS)}]
@@ -63,11 +76,18 @@ class RowSource:
         self.path = Path(path)
         self.fmt = fmt
         self.required = required
+        self.max_chars = max_chars
         self.columns: tuple[str, ...] = ()
         self._handle = None
         self._xlsx_position = (0, 1)
 
     def __iter__(self) -> Iterator[tuple[int, Row]]:
+        for line, row in self._read():
+            if not isinstance(row, BadLine) and (problem := row_problem(row, self.max_chars)):
+                row = BadLine(problem)
+            yield line, row
+
+    def _read(self) -> Iterator[tuple[int, Row]]:
         if self.fmt == "xlsx":
             yield from self._xlsx_rows()
             return
@@ -193,14 +213,47 @@ def jsonl_rows(lines: Iterable[str]) -> Iterator[tuple[int, Row]]:
         if not raw.strip():
             continue
         try:
-            row = json.loads(raw)
+            row = json.loads(raw, parse_constant=_not_a_number)
         except json.JSONDecodeError as error:
             yield number, BadLine(BAD_JSON % {"error": error.msg, "column": error.colno})
+            continue
+        except (ValueError, RecursionError) as error:
+            yield number, BadLine(JSON_REFUSED % {"reason": json_reason(error)})
             continue
         if not isinstance(row, dict):
             yield number, BadLine(NOT_OBJECT)
             continue
         yield number, row
+
+
+class _NotANumber(ValueError):
+    """NaN or Infinity in JSON text (Python's json takes them; Assay does not)."""
+
+
+def _not_a_number(name: str):
+    raise _NotANumber(name)
+
+
+def json_reason(error: ValueError | RecursionError) -> str:
+    """Why the decoder gave up on a JSON text: too deep, NaN, a huge integer."""
+    if isinstance(error, RecursionError):
+        return NESTED_TOO_DEEPLY
+    if isinstance(error, _NotANumber):
+        return NAN_OR_INFINITY
+    if "digits" in str(error):  # int()'s limit of 4,300 digits
+        return TOO_MANY_DIGITS
+    return str(error)
+
+
+def load_json(text: str):
+    """JSON text as Python values; NaN and Infinity refused, and deep nesting and huge
+    integers raise ``ValueError`` whose text is ``json_reason`` (no RecursionError)."""
+    try:
+        return json.loads(text, parse_constant=_not_a_number)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as error:
+        raise ValueError(json_reason(error)) from None
 
 
 def trec_rows(lines: Iterable[str], fmt: str) -> Iterator[tuple[int, Row]]:

@@ -1,11 +1,15 @@
 """Files that lie or break the readers: each is a line-numbered error and writes nothing.
 
 CSV with an open quote or a repeated column, documents without text, reversed spans, ids
-with whitespace, long CSV fields.
+with whitespace, long CSV fields, deep or huge JSON, NaN, lone surrogates, NUL and other
+control characters — and exports that survive control characters in older data.
 """
 
 from __future__ import annotations
 
+import io
+
+import openpyxl
 import pytest
 from django.utils import translation
 
@@ -15,6 +19,7 @@ from formats import FileRejected
 from metrics.models import Run
 from metrics.run_import import import_run
 from tests.test_importing import failure, jsonl, write, xlsx
+from web.spreadsheets import xlsx_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -175,6 +180,111 @@ def test_csv_field_longer_than_the_csv_modules_default_cap(project, tmp_path):
     assert len(project.documents.get().text) == len(text)
 
 
+def test_field_over_the_document_limit_is_refused_saying_the_limit(project, tmp_path, settings):
+    settings.ASSAY_MAX_DOCUMENT_CHARS = 100
+    path = write(tmp_path / "d.csv", f"doc_id,text\nd1,{'x' * 101}\n")
+    assert failure("documents", project, path) == [
+        "line 2: text is 101 characters long, over the limit of 100"
+    ]
+
+
+# --- 4. malformed input ---------------------------------------------------------------------
+
+
+def test_json_nested_100000_deep(project, tmp_path):
+    line = '{"doc_id": "d1", "text": "x", "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    path = write(tmp_path / "d.jsonl", line)
+    assert failure("documents", project, path) == ["line 1: malformed JSON (nested too deeply)"]
+
+
+def test_json_nested_deeper_than_the_limit_but_parseable(project, tmp_path):
+    line = '{"doc_id": "d1", "text": "x", "metadata": {"a": ' + "[" * 150 + "]" * 150 + "}}\n"
+    path = write(tmp_path / "d.jsonl", line)
+    assert failure("documents", project, path) == [
+        "line 1: metadata is nested deeper than 100 levels"
+    ]
+
+
+def test_csv_cell_json_nested_100000_deep(project, tmp_path):
+    path = write(tmp_path / "d.csv", f"doc_id,text,pages\nd1,,{'[' * 100_000}{']' * 100_000}\n")
+    assert failure("documents", project, path) == [
+        "line 2: pages is not valid JSON (nested too deeply)"
+    ]
+
+
+def test_integer_over_4300_digits(project, tmp_path):
+    path = write(tmp_path / "d.jsonl", '{"doc_id": "d1", "text": "x", "n": ' + "7" * 5000 + "}\n")
+    assert failure("documents", project, path) == [
+        "line 1: malformed JSON (an integer has too many digits)"
+    ]
+
+
+def test_offset_written_with_thousands_of_digits(project, tmp_path, document):
+    path = write(tmp_path / "c.csv", f"chunk_id,doc_id,start,end\nc1,d1,0,{'9' * 5000}\n")
+    (message,) = failure("chunks", project, path, options={"chunking": "w"})
+    assert message.startswith("line 2: end must be a whole number, not '9999")
+    assert "(5,002 characters)" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a\\ud800b", "line 1: text holds a lone surrogate U+D800, which is not Unicode text"),
+        (
+            "a\\u0000b",
+            "line 1: text holds the control character U+0000, which cannot be stored or exported",
+        ),
+    ],
+)
+def test_lone_surrogates_and_nul_are_refused(project, tmp_path, text, message):
+    path = write(tmp_path / "d.jsonl", '{"doc_id": "d1", "text": "' + text + '"}\n')
+    assert failure("documents", project, path) == [message]
+
+
+def test_nan_and_infinity_in_metadata_are_refused(project, tmp_path):
+    path = write(
+        tmp_path / "d.jsonl",
+        '{"doc_id": "d1", "text": "x", "metadata": {"score": NaN}}\n'
+        '{"doc_id": "d2", "text": "x", "weight": -Infinity}\n',
+    )
+    assert failure("documents", project, path) == [
+        "line 1: malformed JSON (NaN and Infinity are not allowed)",
+        "line 2: malformed JSON (NaN and Infinity are not allowed)",
+    ]
+
+
+# --- 5. control characters: refused at import, cleaned at export -----------------------------
+
+
+def test_control_character_is_refused_at_import(project, tmp_path):
+    path = write(tmp_path / "q.csv", "qid,text\nq1,fine\nq2,bad \x01 char\n")
+    assert failure("queries", project, path) == [
+        "line 3: text holds the control character U+0001, which cannot be stored or exported"
+    ]
+
+
+def test_control_character_in_metadata_is_refused_at_import(project, tmp_path):
+    path = write(
+        tmp_path / "d.jsonl", jsonl({"doc_id": "d1", "text": "x", "metadata": {"k": ["\x1b"]}})
+    )
+    assert failure("documents", project, path) == [
+        "line 1: metadata holds the control character U+001B, which cannot be stored or exported"
+    ]
+
+
+def test_xlsx_export_cleans_control_characters():
+    data = xlsx_bytes({"s": (["note"], [["before\x01after"], ["tab\tand\nnewline"]])})
+    cells = [row[0] for row in openpyxl.load_workbook(io.BytesIO(data)).active.values]
+    assert cells == ["note", "before\ufffdafter", "tab\tand\nnewline"]
+
+
+def test_json_in_cells_is_parsed_by_the_same_strict_rules(project, tmp_path):
+    path = write(tmp_path / "d.csv", 'doc_id,text,metadata\nd1,x,"{""a"": NaN}"\n')
+    assert "line 2: metadata is not valid JSON (NaN and Infinity are not allowed)" in failure(
+        "documents", project, path
+    )
+
+
 # --- every new wording is shown in the user's language ------------------------------------
 
 SHOWN_IN_CHINESE = [
@@ -188,6 +298,23 @@ SHOWN_IN_CHINESE = [
     (
         "line 1: doc_id 'a b' contains whitespace, which ids cannot hold",
         "第 1 行：doc_id 'a b' 含有空白字符，id 不能含空白",
+    ),
+    (
+        "line 2: text is 101 characters long, over the limit of 100",
+        "第 2 行：text 长 101 个字符，超过上限 100",
+    ),
+    (
+        "line 1: text holds the control character U+0000, which cannot be stored or exported",
+        "第 1 行：text 含有控制字符 U+0000，无法存储或导出",
+    ),
+    (
+        "line 1: text holds a lone surrogate U+D800, which is not Unicode text",
+        "第 1 行：text 含有孤立的代理码位 U+D800，不是有效的 Unicode 文本",
+    ),
+    ("line 1: malformed JSON (nested too deeply)", "第 1 行：JSON 无法接受（嵌套过深）"),
+    (
+        "line 2: metadata is not valid JSON (NaN and Infinity are not allowed)",
+        "第 2 行：metadata 不是有效的 JSON（不允许 NaN 和 Infinity）",
     ),
 ]
 

@@ -3,6 +3,10 @@
 openpyxl stores any string that starts with "=" as a formula; a document or note that
 begins with "=HYPERLINK(...)" would then run in the reader's Excel. Every string cell
 goes through ``text_row`` so it is typed as a plain string.
+
+Imports refuse control characters (``formats.values``), but labels' notes and data from
+before that rule may hold some; openpyxl refuses them (IllegalCharacterError), so export
+replaces each with U+FFFD rather than fail the download.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Iterable
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 
@@ -20,11 +25,18 @@ def text_row(sheet: WriteOnlyWorksheet, values: Iterable) -> list:
     """Cells for a write-only sheet; strings are forced to the string type."""
     cells = []
     for value in values:
+        if isinstance(value, str):
+            value = clean_text(value)
         cell = WriteOnlyCell(sheet, value=value)
         if isinstance(value, str):
             cell.data_type = "s"
         cells.append(cell)
     return cells
+
+
+def clean_text(value: str) -> str:
+    """Text a spreadsheet can hold: control characters become U+FFFD."""
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
 
 
 def append(sheet: WriteOnlyWorksheet, values: Iterable) -> None:

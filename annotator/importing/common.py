@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from formats import LineErrors, Rows, cell_text, not_whole, whole_number
 from formats.errors import gettext_noop
 from formats.records import MISSING
+from formats.rows import load_json
 from formats.values import id_problem
 
 BATCH = 2000
@@ -21,6 +22,7 @@ TOO_LONG = gettext_noop("%(what)s is longer than %(n)s characters")
 EXISTS = gettext_noop("%(noun)s %(value)s already exists in this project")
 REPEATS = gettext_noop("%(noun)s %(value)s repeats line %(line)s")
 NOT_JSON = gettext_noop("%(name)s is not valid JSON")
+NOT_JSON_BECAUSE = gettext_noop("%(name)s is not valid JSON (%(reason)s)")
 # The nouns filled into the wording above, translated with it.
 NOUNS = (gettext_noop("document"), gettext_noop("query"), gettext_noop("chunk"))
 
@@ -72,9 +74,12 @@ def json_value(value, line: int, name: str, errors: LineErrors):
     """CSV/XLSX cells hold lists and objects as JSON text."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value)
+            return load_json(value)
         except json.JSONDecodeError:
             errors.add(line, NOT_JSON % {"name": name})
+            return None
+        except ValueError as error:  # NaN, too deep, a huge integer
+            errors.add(line, NOT_JSON_BECAUSE % {"name": name, "reason": error})
             return None
     return value
 

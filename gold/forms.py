@@ -71,7 +71,9 @@ class FreezeForm(forms.Form):
         required=False, initial=True, label=_("Adjudicated grade first")
     )
     mapping = forms.ChoiceField(choices=[], required=False, label=_("Mapping"))
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    note = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Note")
+    )
 
     def __init__(self, *args, annotators: list[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)

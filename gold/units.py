@@ -38,6 +38,13 @@ DOCUMENTS = "documents"
 PAGES = "pages"
 # How the two built-in levels are named on screens; a chunking is named by its name.
 LEVEL_LABELS = {DOCUMENTS: _("documents"), PAGES: _("pages")}
+
+
+def level_name(level: str) -> str:
+    """A level as screens name it: documents and pages translated, a chunking by its name."""
+    return str(LEVEL_LABELS.get(level, level))
+
+
 DEFAULT_MAPPING = {
     # A whole-document or page label says nothing about which chunk holds the evidence:
     # by default it reaches every unit it overlaps. Passage and chunk labels are mapped

@@ -37,9 +37,23 @@ class JudgeForm(forms.ModelForm):
             "logprobs",
         ]
         labels = {
+            "slug": _("Short name (in addresses)"),
+            "name": _("Name"),
+            "model": _("Model"),
             "api_key_env": _("Environment variable holding the API key (its name, not the key)"),
+            "prompt": _("Prompt"),
+            "temperature": _("Temperature"),
+            "max_tokens": _("Maximum output tokens"),
+            "timeout_seconds": _("Timeout (seconds)"),
+            "concurrency": _("Concurrent calls"),
             "rpm": _("Requests per minute (0: no limit)"),
             "budget": _("Budget: maximum calls per job"),
+            "logprobs": _("Log-probabilities"),
+        }
+        help_texts = {
+            "rpm": "",  # the label says it
+            "budget": "",
+            "logprobs": _("Ask for token log-probabilities (unsure-first ordering)."),
         }
         widgets = {"prompt": forms.Textarea(attrs={"rows": 16, "spellcheck": "false"})}
 
@@ -77,14 +91,18 @@ class JudgeForm(forms.ModelForm):
 
 
 class JobForm(forms.Form):
-    scope = forms.ChoiceField(choices=Scope.choices, initial=Scope.HOLES, required=False)
+    scope = forms.ChoiceField(
+        choices=Scope.choices, initial=Scope.HOLES, required=False, label=_("Scope")
+    )
     sample_size = forms.IntegerField(
         min_value=1, max_value=1_000_000, required=False, label=_("Sample size N")
     )
     level = forms.ChoiceField(
-        choices=[("chunk", _("Chunk")), ("document", _("Document"))], required=False
+        choices=[("chunk", _("Chunk")), ("document", _("Document"))],
+        required=False,
+        label=_("Level"),
     )
-    chunking = forms.ChoiceField(required=False)
+    chunking = forms.ChoiceField(required=False, label=_("Chunking"))
     queries = forms.CharField(
         required=False, max_length=10_000, label=_("Only these query ids (space-separated)")
     )

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from django.utils.html import escape
+from django.utils.translation import gettext as _
 
 PALETTE = ["#2457a6", "#e07b00", "#2e7d32", "#8e24aa", "#c62828", "#00838f", "#6d4c41"]
 PLOT_HEIGHT = 220
@@ -202,7 +203,7 @@ def histogram(title: str, values: list[float], bins: int = 10) -> str:
     axis = Axis(nice_ticks(0, max(counts, default=0) or 1), 40 + 20 + PLOT_HEIGHT, PLOT_HEIGHT)
     step = 52.0
     right = LEFT + step * bins + 8
-    parts = [_axis(axis, right, "queries")]
+    parts = [_axis(axis, right, _("number of queries"))]
     for i, count in enumerate(counts):
         x, y = LEFT + 8 + i * step, axis.y(count)
         parts.append(
@@ -238,10 +239,13 @@ def delta_chart(title: str, deltas: list[float], measure: str = "") -> str:
         )
     wins = sum(v > 0 for v in values)
     losses = sum(v < 0 for v in values)
-    parts.append(
-        f'<text x="{LEFT}" y="{axis.origin + 16:.1f}">{len(values)} queries, sorted · '
-        f"{wins} better · {len(values) - wins - losses} equal · {losses} worse</text>"
-    )
+    counts = _("%(n)s queries, sorted · %(better)s better · %(equal)s equal · %(worse)s worse") % {
+        "n": len(values),
+        "better": wins,
+        "equal": len(values) - wins - losses,
+        "worse": losses,
+    }
+    parts.append(f'<text x="{LEFT}" y="{axis.origin + 16:.1f}">{escape(counts)}</text>')
     return _svg(width, axis.origin + 28, "".join(parts), title)
 
 

@@ -89,5 +89,6 @@ def run_histogram(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     setting = run_setting(form, run)
     _scores, rows = reports.per_query(run, setting)
     name, label = setting.measure(form.cleaned_data["sort"])
-    svg = charts.histogram(f"{label} per query · {run.name}", [r["values"][name] for r in rows])
+    title = _("%(measure)s per query · %(run)s") % {"measure": label, "run": run.name}
+    svg = charts.histogram(title, [r["values"][name] for r in rows])
     return attachment(svg, SVG, f"{run.name}-{label}.svg")

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from annotator.labels import Evidence
 from annotator.models import Chunk, Document, Project, Query
-from gold.units import DOCUMENTS, PAGES, Units, frozen_labels, live_labels, units_for_level
+from gold.units import (
+    DOCUMENTS,
+    PAGES,
+    Units,
+    frozen_labels,
+    level_name,
+    live_labels,
+    units_for_level,
+)
 from numerics.mapping import fragmentation
 from numerics.significance import against_baseline
 from numerics.spans import SpanArrays
@@ -14,6 +23,7 @@ from numerics.spans import SpanArrays
 from . import charts
 from .evaluation import (
     LOW_COVERAGE,
+    OWN,
     EvaluationSetting,
     RunScores,
     evaluate_run,
@@ -94,12 +104,16 @@ def run_rows(
     return rows
 
 
+def _level_shown(level: str) -> str:
+    return _("each run's own units") if level == OWN else level_name(level)
+
+
 def bar_chart(rows: list[dict], setting: EvaluationSetting, names: list[str]) -> str:
     """SVG of the runs' means of the chosen measures with their intervals, runs sorted by
     the first measure (best first)."""
     ordered = sorted(rows, key=lambda r: (-r["scores"].mean(names[0]), r["run"].name))
     return charts.bar_chart(
-        f"{', '.join(names)} · {setting.level}",
+        f"{', '.join(names)} · {_level_shown(setting.level)}",
         names,
         [
             (
@@ -363,7 +377,8 @@ def comparison(
                 "measure": first,
                 "values": (run_values[first] - base[first]).tolist(),
                 "chart": charts.delta_chart(
-                    f"{first}: {run.name} − {baseline.name}, per query",
+                    _("%(measure)s: %(run)s − %(baseline)s, per query")
+                    % {"measure": first, "run": run.name, "baseline": baseline.name},
                     (run_values[first] - base[first]).tolist(),
                     first,
                 ),

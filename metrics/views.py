@@ -159,7 +159,8 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "current_tag": data["tag"],
         "tags": tags,
         "histogram": charts.histogram(
-            f"{sort_name} per query · {run.name}", [r["values"][sort_name] for r in rows]
+            _("%(measure)s per query · %(run)s") % {"measure": sort_name, "run": run.name},
+            [r["values"][sort_name] for r in rows],
         ),
         "summary": [(label, scores.mean(name)) for name, label in setting.measures],
         "diagnostics": reports.diagnostics(run, setting) if run.chunking_id else None,

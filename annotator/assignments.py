@@ -95,10 +95,13 @@ def _create(project: Project, pairs: list[tuple[int, int]], assigned_by) -> int:
 def assign_evenly(
     project: Project, query_ids: list[int], annotator_ids: list[int], per_query: int, assigned_by
 ) -> int:
-    """Give every query ``per_query`` assignees in all, spreading the load evenly.
+    """Give every query ``per_query`` assignees in all, spreading this batch evenly.
 
-    Queries that already have assignees only get the missing ones; among the chosen
-    annotators, the least loaded (in this project) goes first. Returns how many were added.
+    Queries that already have assignees only get the missing ones. The batch is what is
+    balanced: among the chosen annotators, the one with the fewest of these queries goes
+    first, so nine queries over three people are three each even when one of them had
+    no work before; ties go to the least loaded in the project, then to the order given.
+    Returns how many were added.
     """
     if not annotator_ids or per_query < 1:
         return 0
@@ -112,6 +115,7 @@ def assign_evenly(
     )
     position = {a: i for i, a in enumerate(annotator_ids)}
     existing = _existing(project, query_ids)
+    in_batch = Counter(a for have in existing.values() for a in have if a in position)
     pairs: list[tuple[int, int]] = []
     for query_id in query_ids:
         have = existing.get(query_id, set())
@@ -119,10 +123,12 @@ def assign_evenly(
         if missing <= 0:
             continue
         free = sorted(
-            (a for a in annotator_ids if a not in have), key=lambda a: (load[a], position[a])
+            (a for a in annotator_ids if a not in have),
+            key=lambda a: (in_batch[a], load[a], position[a]),
         )
         for annotator_id in free[:missing]:
             pairs.append((query_id, annotator_id))
+            in_batch[annotator_id] += 1
             load[annotator_id] += 1
     return _create(project, pairs, assigned_by)
 

@@ -524,7 +524,8 @@ def test_assign_page_full_and_htmx(login, personas, corpus):
     )
     assert response.status_code == 200
     partial = response.content.decode()
-    assert partial.startswith('<section id="assign-team">') and "2 assignments added" in partial
+    assert partial.startswith('<form id="assign-form"') and "2 assignments added" in partial
+    assert response["HX-Trigger"] == "assignments-changed"
     assert Assignment.objects.count() == 2
     full = client.post(
         url,
@@ -543,7 +544,13 @@ def test_assign_page_full_and_htmx(login, personas, corpus):
     )
     assert bad.status_code == 400
     done = client.post(
-        url, {"scope": "all", "mode": "remove", "annotators": [personas["annotator"].pk]}
+        url,
+        {
+            "scope": "all",
+            "mode": "remove",
+            "annotators": [personas["annotator"].pk],
+            "confirm": "1",
+        },
     )
     assert done.status_code == 302
     assert Assignment.objects.count() == 1

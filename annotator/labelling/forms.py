@@ -41,6 +41,8 @@ class AssignForm(forms.Form):
     per_query = forms.IntegerField(
         min_value=1, max_value=50, initial=2, required=False, label=_("Annotators per query")
     )
+    # Taking back every query's work is asked about first; the answer comes back here.
+    confirm = forms.BooleanField(required=False)
 
     def __init__(self, *args, annotators=(), tags=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -50,6 +52,15 @@ class AssignForm(forms.Form):
     def clean(self):
         data = super().clean()
         scope = data.get("scope")
+        typed = bool((data.get("qids") or "").strip())
+        if typed and scope == "all":
+            # Ids the user typed say more than a dropdown left at its default.
+            scope = data["scope"] = "qids"
+        if typed and scope == "tag":
+            self.add_error(
+                "qids",
+                _("Choose queries either by tag or by ids, not both: clear the ids or the tag."),
+            )
         if scope == "tag" and not data.get("tag"):
             self.add_error("tag", _("Choose a tag."))
         if scope == "qids":

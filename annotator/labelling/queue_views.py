@@ -89,16 +89,31 @@ def _assign_context(screen: Screen, form: AssignForm | None = None, **extra) -> 
     )
 
 
-@for_htmx("annotator/partials/label_assign_team.html")
+ASSIGN_PAGE = "annotator/assign.html"
+ASSIGN_FORM = "annotator/partials/label_assign_form.html"
+# The regions of the page that fetch themselves again after "assignments-changed".
+ASSIGN_REGIONS = {
+    "assign-summary": "annotator/partials/label_assign_summary.html",
+    "assign-team": "annotator/partials/label_assign_team.html",
+}
+
+
 @member_view("GET", "POST")
 def assign(request: HttpRequest, screen: Screen) -> HttpResponse:
-    """Owners give queries to annotators; every member sees the team's progress."""
-    template = "annotator/assign.html"
+    """Owners give queries to annotators; every member sees the team's progress.
+
+    htmx posts answer with the form alone (its errors, a question, or the outcome and an
+    ``assignments-changed`` event that the summary line and the team table listen to).
+    """
     if request.method == "GET":
+        template = ASSIGN_PAGE
+        if request.htmx:
+            template = ASSIGN_REGIONS.get(request.htmx.target, ASSIGN_REGIONS["assign-team"])
         return TemplateResponse(request, template, _assign_context(screen))
     if screen.membership.role != Role.OWNER:
         raise PermissionDenied(_("Only the project's owners assign work."))
     project = screen.project
+    template = ASSIGN_FORM if request.htmx else ASSIGN_PAGE
     form = AssignForm(
         request.POST, annotators=list(work.labellers(project)), tags=work.project_tags(project)
     )
@@ -111,11 +126,17 @@ def assign(request: HttpRequest, screen: Screen) -> HttpResponse:
             form.add_error("qids", message)
     if not form.is_valid():
         return TemplateResponse(request, template, _assign_context(screen, form), status=400)
-    message = _apply_assignment(screen, form.cleaned_data)
+    data = form.cleaned_data
+    if data["mode"] == "remove" and data["scope"] == "all" and not data["confirm"]:
+        context = _assign_context(screen, form, confirm_all=project.queries.count())
+        return TemplateResponse(request, template, context)
+    message = _apply_assignment(screen, data)
     if not request.htmx:  # post, then redirect: a reload does not assign twice
         messages.success(request, message)
         return redirect("annotator:assign", slug=project.slug)
-    return TemplateResponse(request, template, _assign_context(screen, message=message))
+    response = TemplateResponse(request, template, _assign_context(screen, message=message))
+    response["HX-Trigger"] = "assignments-changed"
+    return response
 
 
 def _apply_assignment(screen: Screen, data: dict) -> str:
@@ -125,14 +146,15 @@ def _apply_assignment(screen: Screen, data: dict) -> str:
         tag=data["tag"] if data["scope"] == "tag" else "",
         qids=data.get("qid_list", []) if data["scope"] == "qids" else (),
     )
+    counts = {"q": len(query_ids)}
     if data["mode"] == "even":
         n = work.assign_evenly(project, query_ids, annotators, data["per_query"], screen.user)
     elif data["mode"] == "each":
         n = work.assign_each(project, query_ids, annotators, screen.user)
     else:
         n = work.unassign(project, query_ids, annotators)
-        return _("%(n)d unfinished assignments taken back.") % {"n": n}
-    return _("%(n)d assignments added.") % {"n": n}
+        return _("%(n)d unfinished assignments taken back (%(q)d queries).") % {"n": n, **counts}
+    return _("%(n)d assignments added (%(q)d queries).") % {"n": n, **counts}
 
 
 # ------------------------------------------------------------------ one query's status

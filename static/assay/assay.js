@@ -14,6 +14,16 @@ document.addEventListener("htmx:sendError", () => {
   }
 });
 
+// Forms marked data-swap-errors show a 400 answer (the form again, with its errors and
+// what was typed) in place of themselves instead of a bare "Not saved" line.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const elt = event.detail.elt;
+  if (event.detail.xhr.status !== 400 || !elt || !elt.closest) return;
+  if (!elt.closest("[data-swap-errors]")) return;
+  event.detail.shouldSwap = true;
+  event.detail.isError = false;
+});
+
 // Timed forms (data-timed): a save sends the seconds the page was visible since it opened
 // or since the last timed save, as `elapsed` (the labelling screen reports time the same way).
 (function () {

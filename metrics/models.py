@@ -49,7 +49,6 @@ class Run(models.Model):
     # Lines left out when the user chose to import the known part of a file.
     n_dropped = models.PositiveIntegerField(default=0)
     dropped_summary = models.JSONField(default=dict, blank=True)
-    results = models.BinaryField(default=b"")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -64,6 +63,10 @@ class Run(models.Model):
     series = models.CharField(max_length=200, blank=True, default="")
     # Archived runs leave dashboards and comparisons; they can be restored.
     archived_at = models.DateTimeField(null=True, blank=True)
+    # Last in the row (migration 0003): SQLite reads a column after a large blob only by
+    # walking the blob's overflow pages, so every column listed after it made listing
+    # runs read their results. Fields added later land after it: keep them few.
+    results = models.BinaryField(default=b"")
 
     objects = RunQuerySet.as_manager()
 

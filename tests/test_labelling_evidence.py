@@ -56,7 +56,7 @@ class Segments(HTMLParser):
         if attrs.get("id") == "doc-page-text":
             self.inside = True
             self.page = (int(attrs["data-start"]), int(attrs["data-end"]))
-        elif self.inside and tag == "span" and attrs.get("class") == "focus":
+        elif self.inside and tag == "span" and "focus" in (attrs.get("class") or "").split():
             self.open.append(True)  # the focused chunk's one box: its spans are "focus"
         elif self.inside and tag == "span":
             self.open.append(False)
@@ -107,7 +107,7 @@ def test_render_segments_escapes_and_marks():
     assert html == (
         '<span class="seg" data-start="0">a</span>'
         '<span class="seg hl g3" data-start="1" data-judgments="9">&lt;b</span>'
-        '<span class="focus" data-start="3">'
+        '<span class="focus focus-run" data-start="3">'
         '<span class="seg hl g3" data-start="3" data-judgments="9">&gt;</span>'
         '<span class="seg" data-start="4">&amp;c</span>'
         "</span>"

@@ -155,5 +155,7 @@ def test_the_candidate_chunk_is_one_box_in_the_document_view(login, personas, co
     client = login(personas["annotator"])
     doc = reverse("annotator:label_query_document", args=["acme", corpus["query"].pk])
     body = client.get(f"{doc}?document={corpus['document'].pk}&at=6&end=10").content.decode()
-    assert body.count('class="focus"') == 1
+    assert body.count('class="focus focus-run"') == 1  # 6–10 cuts a line: a band, one span
     assert 'class="seg focus"' not in body
+    lines = client.get(f"{doc}?document={corpus['document'].pk}&at=0&end=52").content.decode()
+    assert lines.count('class="focus focus-lines"') == 1  # whole lines: one box

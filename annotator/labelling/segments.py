@@ -57,7 +57,8 @@ def render_segments(
     can turn a selection back into offsets by counting code points from a span's start.
     No whitespace is added between spans: the page's text nodes are exactly the text.
     The focused chunk's spans sit in one wrapper (with its own ``data-start``), so it is
-    drawn as one box rather than a box around every line.
+    drawn as one box rather than a box around every line; a chunk that begins or ends
+    inside a line is marked along its text instead, so that no line is broken.
     """
     bounds = {start, end}
     inside = []
@@ -83,7 +84,11 @@ def render_segments(
             ids = " ".join(str(m.judgment_pk) for m in covering if m.judgment_pk)
             attrs += f' data-judgments="{ids}"'
         if focus is not None and a == focus[0]:
-            html.append(f'<span class="focus" data-start="{a}">')
+            whole_lines = (a == 0 or text[a - 1] == "\n") and (
+                focus[1] == len(text) or text[focus[1] - 1] == "\n"
+            )
+            shape = "focus-lines" if whole_lines else "focus-run"
+            html.append(f'<span class="focus {shape}" data-start="{a}">')
         body = escape(text[a:b]).replace("\r", "&#13;").replace("\x00", "\ufffd")
         html.append(f'<span class="{" ".join(classes)}"{attrs}>{body}</span>')
         if focus is not None and b == focus[1]:

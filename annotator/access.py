@@ -52,6 +52,14 @@ def get_project_for_user(request, slug: str, *roles: str) -> tuple[Project, Memb
     return membership.project, membership
 
 
+def can_create_projects(user) -> bool:
+    """Staff, and people who already own a project, may start new projects."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    owns = Membership.objects.filter(user=user, role=Role.OWNER, is_pseudo=False).exists()
+    return user.is_staff or owns
+
+
 def can_label(membership: Membership) -> bool:
     return membership.role in (Role.OWNER, Role.ADJUDICATOR, Role.ANNOTATOR)
 

@@ -1,5 +1,4 @@
 from django import forms
-from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from .importing import kinds
@@ -14,15 +13,31 @@ class ListFilterForm(forms.Form):
 
 
 class MemberAddForm(forms.Form):
-    username = forms.CharField(max_length=150, label=_("Username"))
+    # Who it is, is decided by ``projects.find_user`` (the one rule for username or email).
+    username = forms.CharField(max_length=254, label=_("Username or email"))
     role = forms.ChoiceField(choices=Role.choices, label=_("Role"))
 
-    def clean_username(self):
-        username = self.cleaned_data["username"]
-        user = get_user_model().objects.filter(username=username, is_active=True).first()
-        if user is None:
-            raise forms.ValidationError(_("No active user with this username."))
-        return user
+
+class ProjectNewForm(forms.Form):
+    """A new project; the checks are ``projects.create_project``'s, as for the command."""
+
+    # Checked by the service, so the page and the command line give the same messages.
+    slug = forms.CharField(
+        required=False,
+        max_length=1000,
+        label=_("Short name (slug)"),
+        help_text=_("Part of the project's address: lowercase letters, digits, - and _."),
+        widget=forms.TextInput({"required": True}),
+    )
+    name = forms.CharField(
+        required=False,
+        max_length=1000,
+        label=_("Name"),
+        widget=forms.TextInput({"required": True}),
+    )
+    description = forms.CharField(
+        required=False, max_length=5000, label=_("Description"), widget=forms.Textarea({"rows": 3})
+    )
 
 
 class MemberRoleForm(forms.Form):

@@ -6,6 +6,7 @@ app_name = "annotator"
 
 urlpatterns = [
     path("", views.project_list, name="project_list"),
+    path("new/", views.project_new, name="project_new"),
     path("p/<slug:slug>/", views.project_detail, name="project_detail"),
     path("p/<slug:slug>/members/", views.members, name="members"),
     path("p/<slug:slug>/settings/", views.project_settings, name="project_settings"),

@@ -1,4 +1,4 @@
-"""Project pages: list, overview, members, documents, queries, chunkings.
+"""Project pages: list, new project, overview, members, documents, queries, chunkings.
 
 Every view goes through ``get_project_for_user``: outsiders get 404 on every page.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -18,11 +19,18 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from web.htmx import for_htmx
 
-from .access import can_label, get_project_for_user, sees_all_labels
+from .access import can_create_projects, can_label, get_project_for_user, sees_all_labels
 from .assignments import next_open
-from .forms import ListFilterForm, MemberAddForm, MemberRoleForm, ProjectSettingsForm
+from .forms import (
+    ListFilterForm,
+    MemberAddForm,
+    MemberRoleForm,
+    ProjectNewForm,
+    ProjectSettingsForm,
+)
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
 from .originals import is_pdf, original_path
+from .projects import ProjectRejected, add_member, change_role, create_project, remove_member
 
 PAGE_SIZE = 50
 
@@ -42,9 +50,28 @@ def project_list(request: HttpRequest) -> HttpResponse:
         n_queries=Count("queries", distinct=True),
     )
     roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
-    role_names = dict(Role.choices)  # shown in the user's language
-    rows = [(p, role_names.get(roles.get(p.pk), roles.get(p.pk) or "")) for p in projects]
-    return TemplateResponse(request, "annotator/project_list.html", {"rows": rows})
+    rows = [(p, Role(roles[p.pk]).label if p.pk in roles else "") for p in projects]
+    context = {"rows": rows, "can_create": can_create_projects(request.user)}
+    return TemplateResponse(request, "annotator/project_list.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_new(request: HttpRequest) -> HttpResponse:
+    """Staff and project owners start a project and become its first owner."""
+    if not can_create_projects(request.user):
+        raise PermissionDenied(_("Only staff and project owners create projects."))
+    form = ProjectNewForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            project = create_project(owner=request.user, **form.cleaned_data)
+        except ProjectRejected as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, _("Project %(name)s created.") % {"name": project.name})
+            return redirect("annotator:members", slug=project.slug)
+    status = 400 if form.errors else 200
+    return TemplateResponse(request, "annotator/project_new.html", {"form": form}, status=status)
 
 
 @login_required
@@ -71,40 +98,46 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def members(request: HttpRequest, slug: str) -> HttpResponse:
+    """Owners add people by username or email, change their role, remove them."""
     project, membership = get_project_for_user(request, slug, Role.OWNER)
-    form = MemberAddForm()
+    form, error, status = MemberAddForm(), "", 200
     if request.method == "POST":
         action = request.POST.get("action", "add")
-        if action == "add":
-            form = MemberAddForm(request.POST)
-            if form.is_valid():
-                user = form.cleaned_data["username"]
-                Membership.objects.update_or_create(
-                    project=project, user=user, defaults={"role": form.cleaned_data["role"]}
-                )
-                messages.success(request, _("%(user)s is now a member.") % {"user": user})
-                return redirect("annotator:members", slug=slug)
-        elif action in ("role", "remove"):
-            target = get_object_or_404(
-                Membership, project=project, pk=request.POST.get("membership"), is_pseudo=False
-            )
-            owners = project.memberships.filter(role=Role.OWNER)
-            last_owner = target.role == Role.OWNER and owners.count() == 1
-            if action == "remove":
-                if last_owner:
-                    return HttpResponseBadRequest(_("A project keeps at least one owner."))
-                target.delete()
-            else:
-                role_form = MemberRoleForm(request.POST)
-                if not role_form.is_valid():
-                    return HttpResponseBadRequest(_("Unknown role."))
-                if last_owner and role_form.cleaned_data["role"] != Role.OWNER:
-                    return HttpResponseBadRequest(_("A project keeps at least one owner."))
-                target.role = role_form.cleaned_data["role"]
-                target.save(update_fields=["role"])
-            return redirect("annotator:members", slug=slug)
-        else:
+        if action not in ("add", "role", "remove"):
             return HttpResponseBadRequest(_("Unknown action."))
+        try:
+            if action == "add":
+                form = MemberAddForm(request.POST)
+                if form.is_valid():
+                    data = form.cleaned_data
+                    added = add_member(project, data["username"], data["role"])
+                    message = _("%(user)s is now a member (%(role)s).") % {
+                        "user": added.user.get_username(),
+                        "role": added.get_role_display(),
+                    }
+                    messages.success(request, message)
+                    return redirect("annotator:members", slug=slug)
+            else:
+                chosen = request.POST.get("membership", "")
+                if not chosen.isdigit():
+                    return HttpResponseBadRequest(_("Which member?"))
+                target = get_object_or_404(
+                    Membership, project=project, pk=int(chosen), is_pseudo=False
+                )
+                if action == "remove":
+                    remove_member(target)
+                else:
+                    role_form = MemberRoleForm(request.POST)
+                    if not role_form.is_valid():
+                        raise ProjectRejected(_("Unknown role."), "role")
+                    change_role(target, role_form.cleaned_data["role"])
+                return redirect("annotator:members", slug=slug)
+        except ProjectRejected as rejected:
+            if action == "add" and rejected.field in form.fields:
+                form.add_error(rejected.field, rejected.message)
+            else:
+                error = rejected.message
+        status = 400
     rows = project.memberships.select_related("user").order_by("is_pseudo", "user__username")
     context = {
         "project": project,
@@ -112,8 +145,9 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": rows,
         "form": form,
         "roles": Role.choices,
+        "error": error,
     }
-    return TemplateResponse(request, "annotator/members.html", context)
+    return TemplateResponse(request, "annotator/members.html", context, status=status)
 
 
 @login_required

@@ -304,8 +304,8 @@ def test_adding_unknown_user_shows_error(login, personas):
         reverse("annotator:members", args=["acme"]),
         {"action": "add", "username": "nobody", "role": "viewer"},
     )
-    assert response.status_code == 200
-    assert "No active user with this username." in response.content.decode()
+    assert response.status_code == 400
+    assert "No active user with this username or email." in response.content.decode()
 
 
 def test_members_page_enforces_csrf(personas):

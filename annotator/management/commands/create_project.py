@@ -1,34 +1,26 @@
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
-from django.utils.text import slugify
 
-from annotator.models import Membership, Project, Role
+from annotator.projects import ProjectRejected, create_project, find_user
 
 
 class Command(BaseCommand):
-    help = "Create a project with its first owner."
+    help = "Create a project with its first owner (the same checks as the New project page)."
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument("--name", required=True)
-        parser.add_argument("--owner", required=True, help="username of an existing user")
+        parser.add_argument("--owner", required=True, help="username or email of an existing user")
         parser.add_argument("--description", default="")
 
     def handle(self, *args, **options):
-        slug = options["slug"]
-        if slugify(slug) != slug:
-            raise CommandError(f"{slug!r} is not a slug (lowercase letters, digits, -, _)")
-        owner = get_user_model().objects.filter(username=options["owner"]).first()
-        if owner is None:
-            raise CommandError(
-                f"no user {options['owner']!r}; create one with manage.py createsuperuser"
+        try:
+            owner = find_user(options["owner"])
+            project = create_project(
+                slug=options["slug"],
+                name=options["name"],
+                owner=owner,
+                description=options["description"],
             )
-        if Project.objects.filter(slug=slug).exists():
-            raise CommandError(f"a project with slug {slug!r} already exists")
-        with transaction.atomic():
-            project = Project.objects.create(
-                slug=slug, name=options["name"], description=options["description"]
-            )
-            Membership.objects.create(project=project, user=owner, role=Role.OWNER)
+        except ProjectRejected as error:
+            raise CommandError(error.message) from None
         self.stdout.write(f"created project {project.slug} owned by {owner.username}")

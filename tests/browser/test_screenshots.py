@@ -98,6 +98,7 @@ def main_screens(objects) -> dict[str, tuple[str, str]]:
     q1, q2 = objects["queries"]
     bm25, dense = objects["runs"]
     doc = objects["document"].pk
+    end = objects["chunks"][0].end  # "o" from the first card: its chunk, outlined
 
     def url(name, *args):
         return reverse(name, args=["acme", *args])
@@ -109,7 +110,7 @@ def main_screens(objects) -> dict[str, tuple[str, str]]:
         "04-labelling": (url("annotator:label_query", q1.pk), "#candidates .candidate"),
         "05-labelling-long-query": (url("annotator:label_query", q2.pk), "#candidates"),
         "06-document-view": (
-            url("annotator:label_query_document", q1.pk) + f"?document={doc}&at=0&end=40",
+            url("annotator:label_query_document", q1.pk) + f"?document={doc}&at=0&end={end}",
             "#doc-page-text",
         ),
         "07-query-page": (url("annotator:query_detail", q1.pk), "#judgment-table"),

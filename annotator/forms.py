@@ -101,11 +101,26 @@ class ProjectSettingsForm(forms.ModelForm):
             ),
         }
 
+    # The page shows the fields in these groups, in this order.
+    GROUPS = [
+        (_("The project"), ["name", "description", "guidelines"]),
+        (
+            _("Grades"),
+            ["grade_label_0", "grade_label_1", "grade_label_2", "grade_label_3"],
+        ),
+        (_("Labelling"), ["pool_depth", "candidate_overlap", "post_edit"]),
+        (_("Evaluation"), ["relevance_threshold", "mapping"]),
+    ]
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Left out of a post, they keep their current values.
         self.fields["candidate_overlap"].required = False
         self.fields["mapping"].required = False
+
+    def groups(self) -> list[tuple[str, list]]:
+        """(legend, bound fields) for each group of the page."""
+        return [(legend, [self[name] for name in names]) for legend, names in self.GROUPS]
 
     def clean_candidate_overlap(self):
         value = self.cleaned_data["candidate_overlap"]
@@ -199,9 +214,32 @@ class ImportForm(forms.Form):
         help_text=_("Drop lines with unknown query or item ids instead of rejecting the file."),
     )
 
+    # The options each kind uses; the page shows a kind's own (``fields_for_kinds``).
+    KIND_FIELDS = {
+        "chunking": ("chunks", "labels", "run"),
+        "annotator": ("labels",),
+        "level": ("labels",),
+        "run_name": ("run",),
+        "parameters": ("run",),
+        "replace": ("files",),
+        "keep_known": ("run",),
+    }
+
     def __init__(self, *args, project=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.project = project
+        self.fields["kind"].widget.attrs["data-kind-switch"] = ""
+
+    def fields_for_kinds(self) -> list[tuple]:
+        """(bound field, the kinds it is for, space-separated; "" for every kind)."""
+        table_kinds = " ".join(k.name for k in kinds() if not k.own_types)
+        rows = []
+        for name in self.fields:
+            if name == "kind":
+                continue
+            for_kinds = " ".join(self.KIND_FIELDS.get(name, ()))
+            rows.append((self[name], table_kinds if name == "format" else for_kinds))
+        return rows
 
     def clean_file(self):
         from django.conf import settings

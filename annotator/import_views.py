@@ -13,6 +13,7 @@ from web.htmx import for_htmx
 from .access import get_project_for_user
 from .forms import ImportForm
 from .import_jobs import read_file_progress, read_progress, save_upload, start_job
+from .importing import kinds
 from .models import ImportJob, ImportStatus, Role
 
 
@@ -41,14 +42,22 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
         )
         start_job(job)
         return redirect("annotator:import_status", slug=project.slug, job_id=job.pk)
-    jobs = project.import_jobs.select_related("created_by")[:20]
+    jobs = list(project.import_jobs.select_related("created_by")[:20])
+    for job in jobs:
+        job.kind_label = _kind_label(job.kind)
     status = 400 if request.method == "POST" else 200
-    return TemplateResponse(
-        request,
-        "annotator/import_upload.html",
-        {"project": project, "membership": membership, "form": form, "jobs": jobs},
-        status=status,
-    )
+    context = {
+        "project": project,
+        "membership": membership,
+        "form": form,
+        "jobs": jobs,
+        "kinds": kinds(),
+    }
+    return TemplateResponse(request, "annotator/import_upload.html", context, status=status)
+
+
+def _kind_label(name: str) -> str:
+    return next((kind.label for kind in kinds() if kind.name == name), name)
 
 
 @for_htmx("annotator/partials/import_progress.html")
@@ -60,6 +69,7 @@ def import_status(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
         "project": project,
         "membership": membership,
         "job": job,
+        "kind_label": _kind_label(job.kind),
         "percent": read_progress(job),
         "files": read_file_progress(job) if job.status == ImportStatus.RUNNING else [],
         "running": job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),

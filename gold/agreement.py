@@ -150,3 +150,31 @@ def chosen_pair(pairs: list[dict], a: str | None, b: str | None) -> dict | None:
     if not a or not b:
         return None
     return next((p for p in pairs if {p["a"], p["b"]} == {a, b}), None)
+
+
+SHADES = 5  # buckets of the confusion matrix's shading (classes shade-0 … shade-5)
+
+
+def confusion_table(pair: dict) -> dict:
+    """A pair's confusion matrix as the page shows it: each cell with a shading class by
+    its share of the largest cell (the Content-Security-Policy allows no inline style),
+    the diagonal marked, and row, column and grand totals."""
+    counts = np.asarray(pair["confusion"], dtype=np.int64)
+    peak = int(counts.max(initial=0))
+    shade = np.zeros_like(counts) if peak == 0 else np.ceil(SHADES * counts / peak).astype(int)
+    rows = [
+        {
+            "grade": i,
+            "cells": [
+                {"value": int(v), "shade": f"shade-{int(b)}", "diagonal": i == j}
+                for j, (v, b) in enumerate(zip(row, shade_row, strict=True))
+            ],
+            "total": int(row.sum()),
+        }
+        for i, (row, shade_row) in enumerate(zip(counts, shade, strict=True))
+    ]
+    return {
+        "rows": rows,
+        "column_totals": [int(v) for v in counts.sum(axis=0)],
+        "total": int(counts.sum()),
+    }

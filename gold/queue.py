@@ -57,6 +57,11 @@ class QueueItem:
         return marked_text(self.document.text, unit.start, unit.end, self.highlights)
 
     @property
+    def cut(self) -> bool:
+        """The unit is longer than the queue shows; the document link has the rest."""
+        return self.disputed.end - self.disputed.start > TEXT_LIMIT
+
+    @property
     def document_url(self) -> str:
         query, unit = self.query, self.disputed
         url = reverse("annotator:label_query_document", args=[query.project.slug, query.pk])

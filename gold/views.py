@@ -4,6 +4,7 @@ requests get the page's partial through ``for_htmx``."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -23,7 +24,14 @@ from numerics.grades import GRADES
 from web.downloads import attachment
 from web.htmx import for_htmx
 
-from .agreement import chosen_pair, pair_matrix, project_agreement, read_alpha, read_kappa
+from .agreement import (
+    chosen_pair,
+    confusion_table,
+    pair_matrix,
+    project_agreement,
+    read_alpha,
+    read_kappa,
+)
 from .disagreements import DISAGREEMENT_RULES, disagreement_file, disagreements
 from .export import FORMATS, build_export, export_filename, render_export
 from .forms import (
@@ -288,8 +296,13 @@ def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def gold_set_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Delete a version for good, once the owner ticked that they mean it."""
     gold_set, _project, _membership = _get_gold_set_for_user(request, slug, pk, Role.OWNER)
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, _("Not deleted: tick the box to confirm first."))
+        return redirect("gold:detail", slug=slug, pk=pk)
     gold_set.delete()
+    messages.success(request, _("Gold set version deleted."))
     return redirect("gold:list", slug=slug)
 
 
@@ -338,6 +351,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     mapping = mapping or project.mapping_policy()
     report = project_agreement(project, level, mapping)
     summary = report.summary
+    chosen = chosen_pair(summary["pairs"], request.GET.get("a"), request.GET.get("b"))
     context = {
         "project": project,
         "membership": membership,
@@ -349,7 +363,8 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         },
         "fleiss_reading": read_kappa(summary["fleiss_kappa"]["value"]),
         "matrix": pair_matrix(report.annotators, summary["pairs"]),
-        "chosen": chosen_pair(summary["pairs"], request.GET.get("a"), request.GET.get("b")),
+        "chosen": chosen,
+        "confusion": confusion_table(chosen) if chosen else None,
         "grades": list(GRADES),
         "level": level,
         "mapping": str(mapping),

@@ -176,4 +176,15 @@ def _load(project, path, *, fmt, options, progress, changed_by, source_name) -> 
     return ImportResult("run", run.n_results, detail=detail)
 
 
-RUN_KIND = ImportKind("run", _("Retrieval run"), FORMATS, _load)
+RUN_KIND = ImportKind(
+    "run",
+    _("Retrieval run"),
+    FORMATS,
+    _load,
+    help=_(
+        "TREC run (`qid Q0 id rank score tag`), JSONL (`qid`, `retrieved`, `scores`) or "
+        "CSV/XLSX columns `qid`, `docid|chunk_id`, `score|rank`. Chunk runs name their "
+        "chunking."
+    ),
+    example="assay/examples/run.trec",
+)

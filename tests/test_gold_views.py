@@ -163,6 +163,25 @@ def test_only_leads_freeze(login, personas, persona):
 def test_only_owners_delete_gold_sets(login, personas, persona, status):
     gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
     client = login(personas[persona])
-    response = client.post(reverse("gold:delete", args=["acme", gold_set.pk]))
+    url = reverse("gold:delete", args=["acme", gold_set.pk])
+    response = client.post(url, {"confirm": "yes"})
     assert response.status_code == status
     assert GoldSet.objects.filter(pk=gold_set.pk).exists() == (status != 302)
+
+
+def test_deleting_a_gold_set_needs_the_confirmation(login, personas):
+    gold_set = freeze_gold_set(personas["project"], "g", policy=ConsensusPolicy())
+    client = login(personas["owner"])
+    detail = reverse("gold:detail", args=["acme", gold_set.pk])
+    page = client.get(detail).content.decode()
+    export = page[
+        page.index('id="gold-export"') : page.index("</section>", page.index('id="gold-export"'))
+    ]
+    assert "Delete this version" not in export  # not next to Download
+    zone = page[page.index('id="gold-danger"') :]
+    assert "Delete this version" in zone and 'name="confirm" value="yes"' in zone
+    assert "data-confirm=" in zone
+    response = client.post(reverse("gold:delete", args=["acme", gold_set.pk]))
+    assert response.status_code == 302 and response["Location"] == detail
+    assert GoldSet.objects.filter(pk=gold_set.pk).exists()
+    assert "tick the box to confirm" in client.get(detail).content.decode()

@@ -55,6 +55,10 @@ class ImportKind:
     load: Callable[..., ImportResult]
     # Kinds that tell file types apart themselves (document files) skip ``detect_format``.
     own_types: bool = False
+    # What the import page says next to the kind: the format in a sentence, and a small
+    # example file (a path under static/) to download.
+    help: str | Promise = ""
+    example: str = ""
 
 
 _KINDS: dict[str, ImportKind] = {}
@@ -172,17 +176,65 @@ def _files(project, path, *, options, progress, source_name, **_) -> ImportResul
 
 
 TABLES = ("jsonl", "csv", "xlsx")
+EXAMPLES = "assay/examples/"
 for _kind in (
-    ImportKind("documents", _("Documents"), TABLES, _documents),
-    ImportKind("chunks", _("Chunks (a chunking)"), TABLES, _chunks),
-    ImportKind("queries", _("Queries"), TABLES, _queries),
-    ImportKind("labels", _("Existing labels (qrels / gold JSONL)"), ("qrels", *TABLES), _labels),
+    ImportKind(
+        "documents",
+        _("Documents"),
+        TABLES,
+        _documents,
+        help=_(
+            "JSONL, CSV or XLSX, one document a line: `doc_id`, `title`, and `text` (or "
+            "`pages`, a list of page texts); any other field becomes metadata."
+        ),
+        example=EXAMPLES + "documents.jsonl",
+    ),
+    ImportKind(
+        "chunks",
+        _("Chunks (a chunking)"),
+        TABLES,
+        _chunks,
+        help=_(
+            "JSONL, CSV or XLSX: `chunk_id`, `doc_id` and either `start` and `end` (character "
+            "offsets, the end excluded) or the chunk's `text`, which is found in the document."
+        ),
+        example=EXAMPLES + "chunks.csv",
+    ),
+    ImportKind(
+        "queries",
+        _("Queries"),
+        TABLES,
+        _queries,
+        help=_(
+            "JSONL, CSV or XLSX: `qid`, `text`, optional `reference_answer` and `tags`; any "
+            "other field becomes metadata."
+        ),
+        example=EXAMPLES + "queries.jsonl",
+    ),
+    ImportKind(
+        "labels",
+        _("Existing labels (qrels / gold JSONL)"),
+        ("qrels", *TABLES),
+        _labels,
+        help=_(
+            "Chunks and documents: TREC qrels (`qid 0 id grade`), gold JSONL (`qid`, "
+            "`gold_evidence`, `rel_map`) or rows `qid, docid|chunk_id, grade`. Passages: rows "
+            "`qid, doc_id, start, end, grade`. Pages: rows `qid, doc_id, page, grade`. "
+            "Grades 0–3."
+        ),
+        example=EXAMPLES + "labels.qrels",
+    ),
     ImportKind(
         "files",
         _("Document files (PDF, Word, HTML, Markdown, text, or a .zip of them)"),
         ("files",),
         _files,
         own_types=True,
+        help=_(
+            "PDF (with a text layer), Word .docx, HTML, Markdown, plain text, or a .zip of "
+            "them; each file becomes one document named by its file name."
+        ),
+        example=EXAMPLES + "manual.md",
     ),
 ):
     register_kind(_kind)

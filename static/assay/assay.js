@@ -62,6 +62,22 @@ document.addEventListener("submit", (event) => {
   }
 });
 
+// A form with a data-kind-switch control (the import page's kind) shows only the parts
+// whose data-kinds list the chosen value; parts without data-kinds are for every kind.
+// Without this script every field shows, and the server ignores those of other kinds.
+function showKindParts(select) {
+  if (!select.form) return;
+  select.form.querySelectorAll("[data-kinds]").forEach((part) => {
+    part.hidden = part.dataset.kinds !== "" && !part.dataset.kinds.split(" ").includes(select.value);
+  });
+}
+document.addEventListener("change", (event) => {
+  if (event.target.matches && event.target.matches("[data-kind-switch]")) showKindParts(event.target);
+});
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("[data-kind-switch]").forEach(showKindParts);
+});
+
 // Regions that refresh themselves after a label change. htmx's event filters
 // (labels-changed[...]) are evaluated code, which the policy forbids, so each region
 // states its conditions as data attributes and gets a "labels-refresh" event when the

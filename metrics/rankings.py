@@ -147,8 +147,14 @@ def storage_order(run: Run, query_pk, item_pk, score) -> np.ndarray:
     pks = np.array([pk for pk, _id in rows], dtype=np.int64)
     codes = byte_order_codes([item_id for _pk, item_id in rows])
     by_pk = np.argsort(pks)
-    position, known = lookup(pks[by_pk], item_pk)
-    item_code = np.where(known, codes[by_pk][position] if pks.size else 0, -1)
+    sorted_pks, sorted_codes = pks[by_pk], codes[by_pk] if pks.size else np.zeros(1, np.int64)
+    item_code = np.empty(len(item_pk), dtype=np.int64)
+    # A block of rows at a time, so that a 10,000,000-result run's lookup needs no
+    # run-sized temporaries (an import must stay well under 1 GB).
+    for start in range(0, item_code.size, 1 << 20):
+        block = slice(start, start + (1 << 20))
+        position, known = lookup(sorted_pks, item_pk[block])
+        item_code[block] = np.where(known, sorted_codes[position], -1)
     return rank_order(query_pk, item_code, score)
 
 

@@ -156,9 +156,22 @@ def _text_blocks(path: Path, size: int = BLOCK_BYTES) -> Iterator[bytes]:
         yield rest
 
 
+# Bytes that make a block irregular for its separator: other whitespace (the checked
+# reader splits on any run of it, so a field holding some would be cut differently),
+# a doubled separator (an empty field shifts the ones after it) or a line that starts
+# with one.
+_IRREGULAR = {
+    " ": (b"\t", b"\r", b"\x0b", b"\x0c", b"  ", b"\n "),
+    "\t": (b" ", b"\r", b"\x0b", b"\x0c", b"\t\t", b"\n\t"),
+}
+
+
 def _parse(text: bytes, separator: str):
     """A block of lines as (qid, docid, score) columns, or None if a line is irregular."""
     import polars as pl
+
+    if any(mark in text for mark in _IRREGULAR[separator]):
+        return None
 
     schema = pl.Schema({name: pl.String for name in _FIELDS} | {"score": pl.Float64})
     frame = (

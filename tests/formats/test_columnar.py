@@ -74,6 +74,10 @@ def test_irregular_files_take_the_checked_reader(tmp_path):
         "q1 Q0 d1 1 high t\n",
         "\ufeffq1 Q0 d1 1 2.0 t\n",
         " q1 Q0 d1 1 2.0 t\n",
+        "q1  Q0 d1 1 2.0 t\n",  # an empty field would shift the id
+        "q1 Q0 d1 1 2.0 t\nq1 Q0\tx d2 2 1.0 t\n",  # a tab after the first line
+        "q1\tQ0\td1\t1\t2.0\tt\nq1\tQ0\td 2\t2\t1.0\tt\n",  # a space in a tab file
+        "q1 Q0 d1 1 2.0 t\r\nq1 Q0 d2 2 1.0 t\r\n",
     ):
         path.write_text(text)
         assert read_regular_run(path) is None, text

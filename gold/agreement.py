@@ -15,9 +15,10 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Judgment, Project, Query
 from numerics import agreement as coefficients
 from numerics.grades import GRADES
+from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy
 
-from .units import annotator_unit_grades, live_labels, units_for_level
+from .units import annotator_unit_grades, frozen_labels, live_labels, units_for_level
 
 KAPPA_BANDS = [  # Landis & Koch (1977)
     (0.8, _("almost perfect")),
@@ -121,6 +122,67 @@ def project_agreement(
             }
         )
     return AgreementReport(annotators, summary, per_query, int(source.size), comparisons)
+
+
+def gold_set_agreement(gold_set, level: str, mapping: MappingPolicy) -> AgreementReport:
+    """Agreement of the annotators whose labels a frozen gold set holds (adjudications
+    left out: they are the resolution, not a vote), at ``level`` under ``mapping``."""
+    labels = frozen_labels(gold_set)
+    labels = labels.take(labels.source >= 0)
+    units = units_for_level(gold_set.project, level)
+    query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
+    summary, per_query = _report(labels.annotators, query, unit, source, grade)
+    return AgreementReport(labels.annotators, summary, per_query, int(source.size), [])
+
+
+def agreement_rows(report: AgreementReport) -> list[list]:
+    """The agreement as spreadsheet rows (header first): coefficients with their readings
+    (κ and α rounded to 3 decimals, as on the page), every pair, every query."""
+    s = report.summary
+    fleiss = s["fleiss_kappa"]
+    rows: list[list] = [
+        ["coefficient", "value", "reading", "rests on"],
+        ["items", s["n_items"], "", "(query, unit) pairs labelled by at least one annotator"],
+        ["annotators", len(report.annotators), ", ".join(report.annotators), ""],
+        ["percent agreement", _round(s["percent_agreement"]), "", "items with two or more labels"],
+        [
+            "Fleiss' kappa",
+            _round(fleiss["value"]),
+            read_kappa(fleiss["value"]),
+            f"{fleiss['n_items']} items with exactly {fleiss['m']} labels",
+        ],
+    ]
+    for name, value in s["krippendorff_alpha"].items():
+        rows.append([f"Krippendorff's alpha ({name})", _round(value), read_alpha(value), ""])
+    rows += [[], ["pair", "n", "Cohen's kappa", "reading", "linear", "quadratic"]]
+    for p in s["pairs"]:
+        rows.append(
+            [
+                f"{p['a']} × {p['b']}",
+                p["n"],
+                _round(p["cohen_kappa"]),
+                read_kappa(p["cohen_kappa"]),
+                _round(p["cohen_kappa_linear"]),
+                _round(p["cohen_kappa_quadratic"]),
+            ]
+        )
+    rows += [[], ["qid", "percent agreement", "alpha nominal", "alpha ordinal", "items"]]
+    for row in sorted(report.per_query, key=lambda r: natural_key(r["qid"] or "")):
+        alpha = row["krippendorff_alpha"]
+        rows.append(
+            [
+                row["qid"],
+                _round(row["percent_agreement"]),
+                _round(alpha.get("nominal")),
+                _round(alpha.get("ordinal")),
+                row["n_items"],
+            ]
+        )
+    return rows
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 3)
 
 
 def pair_matrix(annotators: list[str], pairs: list[dict]) -> list[list[dict]]:

@@ -8,10 +8,12 @@ from collections import defaultdict
 import numpy as np
 
 from annotator.models import Document, Query
+from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy, map_pairs
 from numerics.spans import SpanArrays
 from web.downloads import safe_filename
 
+from .agreement import agreement_rows, gold_set_agreement
 from .models import GoldSet
 from .units import (
     LabelRows,
@@ -119,7 +121,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
                 "text": document.text[start:end] if kind != "document" else "",
             }
         )
-    queries = Query.objects.filter(pk__in=rel_maps.keys()).order_by("qid")
+    queries = sorted(Query.objects.filter(pk__in=rel_maps.keys()), key=lambda q: natural_key(q.qid))
     return GoldExport(
         name=gold_set.name,
         version=gold_set.version,
@@ -136,6 +138,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
             )
             for q in queries
         ],
+        agreement=lambda: agreement_rows(gold_set_agreement(gold_set, level, mapping)),
     )
 
 

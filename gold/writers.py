@@ -14,12 +14,14 @@ non-relevant), sorted by qid then unit id, as trec_eval reads it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
 from openpyxl import Workbook
 
-from web.spreadsheets import append
+from numerics.id_order import natural_key
+from web.spreadsheets import append, header
 
 
 @dataclass
@@ -39,6 +41,8 @@ class GoldExport:
     policy: dict  # consensus policy + mapping policy, recorded with every export
     threshold: int
     queries: list[QueryGold]
+    # The rows of the agreement sheet (header first), computed only when a file needs them.
+    agreement: Callable[[], list[list]] | None = None
 
     def gold_evidence(self, query: QueryGold) -> list[str]:
         """Unit ids at or above the threshold, highest grade first, then id."""
@@ -67,29 +71,37 @@ def write_qrels(export: GoldExport, out: IO[str]) -> None:
             out.write(f"{query.qid} 0 {unit} {grade}\n")
 
 
-def write_xlsx(export: GoldExport, out: IO[bytes], agreement_rows: list[list] | None = None):
-    """Sheets: about, queries, evidence, grades (one row per judged unit), agreement."""
+def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:
+    """Sheets: about, queries, evidence, grades (one row per judged unit), agreement (the
+    agreement of the set's annotators at the export's level). Queries in natural order
+    (2 before 10), header rows frozen, columns sized."""
     book = Workbook(write_only=True)
     about = book.create_sheet("about")
-    append(about, ["gold set", export.name])
+    header(about, ["gold set", export.name], [22, 80])
     append(about, ["version", export.version])
     append(about, ["level", export.level])
     append(about, ["relevance threshold", export.threshold])
     append(about, ["policy", json.dumps(export.policy, ensure_ascii=False)])
+    ordered = sorted(export.queries, key=lambda q: natural_key(q.qid))
     queries = book.create_sheet("queries")
-    append(queries, ["qid", "query", "gold_answer", "n_relevant", "gold_evidence"])
-    for query in export.queries:
+    header(
+        queries,
+        ["qid", "query", "gold_answer", "n_relevant", "gold_evidence"],
+        [12, 60, 40, 11, 40],
+    )
+    for query in ordered:
         gold = export.gold_evidence(query)
         append(queries, [query.qid, query.query, query.gold_answer, len(gold), " ".join(gold)])
     evidence = book.create_sheet("evidence")
-    append(
+    header(
         evidence,
         [
             *("qid", "doc_id", "granularity", "start", "end", "page"),
             *("grade", "relevant", "units", "text"),
         ],
+        [12, 18, 12, 9, 9, 7, 7, 9, 24, 80],
     )
-    for query in export.queries:
+    for query in ordered:
         for item in query.evidence:
             append(
                 evidence,
@@ -107,11 +119,16 @@ def write_xlsx(export: GoldExport, out: IO[bytes], agreement_rows: list[list] | 
                 ],
             )
     grades = book.create_sheet("grades")
-    append(grades, ["qid", "unit", "grade"])
-    for query in export.queries:
-        for unit, grade in sorted(query.rel_map.items()):
+    header(grades, ["qid", "unit", "grade"], [12, 24, 7])
+    for query in ordered:
+        for unit, grade in sorted(query.rel_map.items(), key=lambda t: natural_key(t[0])):
             append(grades, [query.qid, unit, grade])
     sheet = book.create_sheet("agreement")
-    for row in agreement_rows or [["agreement not computed for this export"]]:
-        append(sheet, row)
+    rows = export.agreement() if export.agreement is not None else []
+    if rows:
+        header(sheet, rows[0], [34, 14, 30, 30, 14, 14, 14])
+        for row in rows[1:]:
+            append(sheet, row)
+    else:
+        header(sheet, ["agreement not computed for this export"], [50])
     book.save(out)

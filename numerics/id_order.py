@@ -9,9 +9,12 @@ order, so byte order of the encoded ids is also the order of their code points.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def byte_order_codes(ids: Sequence[str]) -> np.ndarray:
@@ -27,3 +30,15 @@ def byte_order_codes(ids: Sequence[str]) -> np.ndarray:
     code = np.empty(order.size, dtype=np.int64)
     code[order] = np.arange(order.size)
     return code
+
+
+def natural_key(identifier: str) -> tuple:
+    """Sort key putting ids in the order people read them: runs of digits by value.
+
+    For files people look at (spreadsheets), not for trec_eval's tie order above.
+
+    >>> sorted(["q10", "q2", "100", "9", "q1"], key=natural_key)
+    ['9', '100', 'q1', 'q2', 'q10']
+    """
+    parts = _DIGITS.split(str(identifier))
+    return tuple((1, int(p), p) if i % 2 else (0, 0, p) for i, p in enumerate(parts) if p or i == 0)

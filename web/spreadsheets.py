@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 
@@ -41,6 +43,19 @@ def clean_text(value: str) -> str:
 
 def append(sheet: WriteOnlyWorksheet, values: Iterable) -> None:
     sheet.append(text_row(sheet, values))
+
+
+def header(sheet: WriteOnlyWorksheet, values: Iterable, widths: Iterable[float] = ()) -> None:
+    """A write-only sheet's first row: bold and frozen (it stays in view when scrolling),
+    with column widths in characters. Call it before any other row: a write-only sheet
+    writes its layout with the first row."""
+    for index, width in enumerate(widths, start=1):
+        sheet.column_dimensions[get_column_letter(index)].width = width
+    sheet.freeze_panes = "A2"
+    cells = text_row(sheet, values)
+    for cell in cells:
+        cell.font = Font(bold=True)
+    sheet.append(cells)
 
 
 def _csv_cell(value):

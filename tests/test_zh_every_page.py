@@ -245,6 +245,7 @@ def pages(objects, corpus) -> list[tuple[str, str]]:
     q = corpus["query"].pk
     extra = [
         ("project_list", reverse("annotator:project_list")),
+        ("project_new", reverse("annotator:project_new")),
         ("tokens", reverse("api:tokens")),
         ("password_change", reverse("password_change")),
         (

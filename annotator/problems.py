@@ -14,11 +14,14 @@ from functools import lru_cache
 
 from django.utils.translation import gettext
 
-import annotator.importing  # noqa: F401 - registers the importers' templates
-import formats.agreement  # noqa: F401 - and the readers'
-from formats.errors import LINE, PROBLEMS
+# Imported for what they register: the importers', readers' and document files' templates.
+import annotator.importing  # noqa: F401
+import formats.agreement
+import formats.documents  # noqa: F401
+from formats.errors import FILE, LINE, PAGE, PROBLEMS
 
 _VALUE = re.compile(r"%\((\w+)\)[sd]")
+_WRAPPERS = (LINE, PAGE, FILE)  # "where: what", the what itself a problem
 
 
 def _pattern(template: str) -> re.Pattern:
@@ -34,7 +37,7 @@ def _pattern(template: str) -> re.Pattern:
 @lru_cache(maxsize=1)
 def _templates() -> list[tuple[re.Pattern, str]]:
     """Every registered template, the most specific (most fixed text) first."""
-    unique = dict.fromkeys(t for t in PROBLEMS if t != LINE)
+    unique = dict.fromkeys(t for t in PROBLEMS if t not in _WRAPPERS)
     fixed = {t: len(_VALUE.sub("", t)) for t in unique}
     return [(_pattern(t), t) for t in sorted(unique, key=lambda t: -fixed[t])]
 
@@ -44,13 +47,25 @@ def _value(text: str) -> str:
     return gettext(text) if text in PROBLEMS else text
 
 
-def translated(problem: str) -> str:
-    """``problem`` in the active language, or as it is when no template matches."""
-    line = _pattern(LINE).fullmatch(problem)
-    if line:
-        return gettext(LINE) % {"line": line["line"], "problem": translated(line["problem"])}
+def _plain(problem: str) -> str | None:
+    """The problem translated through the first template it matches, or None."""
     for pattern, template in _templates():
         match = pattern.fullmatch(problem)
         if match:
             return gettext(template) % {k: _value(v) for k, v in match.groupdict().items()}
-    return problem
+    return None
+
+
+def translated(problem: str) -> str:
+    """``problem`` in the active language, or as it is when no template matches."""
+    for wrapper in _WRAPPERS:
+        match = _pattern(wrapper).fullmatch(problem)
+        if not match:
+            continue
+        inner = _plain(match["problem"])
+        if inner is None and wrapper is not LINE:
+            continue  # "a: b" that is no file's problem
+        values = {**match.groupdict(), "problem": inner or match["problem"]}
+        return gettext(wrapper) % values
+    plain = _plain(problem)
+    return problem if plain is None else plain

@@ -23,6 +23,15 @@ def gettext_noop(template: str) -> str:
 
 LINE = gettext_noop("line %(line)s: %(problem)s")
 MORE = gettext_noop("… and %(n)s more problems")
+FILE = gettext_noop("%(name)s: %(problem)s")
+PAGE = gettext_noop("%(name)s, page %(page)s: %(problem)s")
+
+
+def of_file(name: str, problem: str, page: int | None = None) -> str:
+    """A problem of one file (or of one page of it), worded as ``name: problem``."""
+    if page is None:
+        return FILE % {"name": name, "problem": problem}
+    return PAGE % {"name": name, "page": page, "problem": problem}
 
 
 class FileRejected(Exception):

@@ -47,6 +47,12 @@ def test_values_that_are_wording_are_translated_and_unknown_text_stays():
         assert translated("… and 12 more problems") == "……另有 12 个问题"
         assert translated("line 4: unknown chunk id 'x#1'") == "第 4 行：未知的文本块 id 'x#1'"
         assert translated("something nobody worded") == "something nobody worded"
+        # A document file's problem keeps the file's name, and its page.
+        assert translated("scan.pdf: the PDF has no pages") == "scan.pdf：该 PDF 没有页面"
+        assert translated("a.pdf, page 3: the page cannot be read (corrupt PDF)") == (
+            "a.pdf，第 3 页：无法读取该页（PDF 已损坏）"
+        )
+        assert translated("x: y") == "x: y"  # "a: b" that is no file's problem stays
 
 
 @pytest.mark.django_db

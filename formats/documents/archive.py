@@ -13,7 +13,13 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import FileRejected
+from ..errors import FileRejected, gettext_noop, of_file
+
+NOT_ZIP = gettext_noop("not a readable .zip archive")
+TOO_MANY_FILES = gettext_noop("%(n)s files, over the limit of %(limit)s")
+ZIP_BOMB = gettext_noop("unpacks to %(size)s bytes, over the limit of %(limit)s (a zip bomb?)")
+CORRUPT_ZIP = gettext_noop("a corrupt .zip archive")
+OVER_DECLARED = gettext_noop("unpacks to more than its declared size")
 
 SKIPPED = ("__MACOSX/", ".DS_Store", "Thumbs.db")
 
@@ -41,7 +47,7 @@ def unpack(
 ) -> list[tuple[str, Path]]:
     """The archive's files written under ``into``, as (name inside the archive, path)."""
     if not zipfile.is_zipfile(path):
-        raise FileRejected([f"{name}: not a readable .zip archive"])
+        raise FileRejected([of_file(name, NOT_ZIP)])
     errors: list[str] = []
     out: list[tuple[str, Path]] = []
     try:
@@ -50,14 +56,23 @@ def unpack(
             infos = [i for i in infos if not any(s in i.filename for s in SKIPPED)]
             if len(infos) > limits.max_members:
                 raise FileRejected(
-                    [f"{name}: {len(infos):,} files, over the limit of {limits.max_members:,}"]
+                    [
+                        of_file(
+                            name,
+                            TOO_MANY_FILES
+                            % {"n": f"{len(infos):,}", "limit": f"{limits.max_members:,}"},
+                        )
+                    ]
                 )
             total = sum(i.file_size for i in infos)
             if total > limits.max_unpacked_bytes:
                 raise FileRejected(
                     [
-                        f"{name}: unpacks to {total:,} bytes, over the limit of "
-                        f"{limits.max_unpacked_bytes:,} (a zip bomb?)"
+                        of_file(
+                            name,
+                            ZIP_BOMB
+                            % {"size": f"{total:,}", "limit": f"{limits.max_unpacked_bytes:,}"},
+                        )
                     ]
                 )
             for info in infos:
@@ -91,7 +106,7 @@ def unpack(
                 _copy(archive, info, target, f"{name}/{member}")
                 out.append((member, target))
     except zipfile.BadZipFile:
-        raise FileRejected([f"{name}: a corrupt .zip archive"]) from None
+        raise FileRejected([of_file(name, CORRUPT_ZIP)]) from None
     return out
 
 
@@ -101,5 +116,5 @@ def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, label: 
         while block := source.read(1 << 20):
             written += len(block)
             if written > info.file_size:
-                raise FileRejected([f"{label}: unpacks to more than its declared size"])
+                raise FileRejected([of_file(label, OVER_DECLARED)])
             sink.write(block)

@@ -6,8 +6,14 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from ..errors import FileRejected
+from ..errors import FileRejected, gettext_noop, of_file
 from .extract import Deadline, Extracted, Limits, check_pages, clean, join_pages
+
+NOT_DOCX = gettext_noop(
+    "not a Word .docx file (corrupt, password-protected, or an old .doc; "
+    "save it as .docx without a password)"
+)
+BAD_DOCX = gettext_noop("not a readable Word .docx file (corrupt)")
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING_STYLES = ("heading", "title")
@@ -17,16 +23,11 @@ def _open(path: Path, name: str):
     import docx  # only Word imports load python-docx
 
     if not zipfile.is_zipfile(path):
-        raise FileRejected(
-            [
-                f"{name}: not a Word .docx file (corrupt, password-protected, or an old .doc; "
-                "save it as .docx without a password)"
-            ]
-        )
+        raise FileRejected([of_file(name, NOT_DOCX)])
     try:
         return docx.Document(str(path))
     except Exception:  # python-docx raises several types for a broken package
-        raise FileRejected([f"{name}: not a readable Word .docx file (corrupt)"]) from None
+        raise FileRejected([of_file(name, BAD_DOCX)]) from None
 
 
 def _paragraph(element, pages: list[list[str]]) -> None:

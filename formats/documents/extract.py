@@ -9,7 +9,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FileRejected
+from ..errors import FileRejected, gettext_noop, of_file
+from ..files import TOO_BIG
+
+TOOK_LONG = gettext_noop("extraction took longer than %(seconds)s seconds")
+TOOK_LONG_AT = gettext_noop(
+    "extraction took longer than %(seconds)s seconds (stopped at %(where)s)"
+)
+UNSUPPORTED = gettext_noop(
+    "unsupported file type %(suffix)s; use PDF, DOCX, HTML, Markdown, text, or a .zip of them"
+)
+NO_SUCH_FILE = gettext_noop("no such file")
+EMPTY = gettext_noop("the file is empty (0 bytes)")
+NO_TEXT = gettext_noop("the file holds no text")
+TOO_MANY_CHARS = gettext_noop("%(n)s characters of text, over the limit of %(limit)s")
+TOO_MANY_PAGES = gettext_noop("%(n)s pages, over the limit of %(limit)s pages per file")
+NOT_UTF8 = gettext_noop("not UTF-8 text (bad byte at offset %(offset)s); save it as UTF-8")
 
 PAGE_SEPARATOR = "\n\n"
 DOCUMENT_TYPES = {
@@ -68,10 +83,13 @@ class Deadline:
 
     def check(self, where: str = "") -> None:
         if time.monotonic() > self.until:
-            at = f" (stopped at {where})" if where else ""
-            raise FileRejected(
-                [f"{self.name}: extraction took longer than {self.seconds:g} seconds{at}"]
+            seconds = f"{self.seconds:g}"
+            problem = (
+                TOOK_LONG_AT % {"seconds": seconds, "where": where}
+                if where
+                else TOOK_LONG % {"seconds": seconds}
             )
+            raise FileRejected([of_file(self.name, problem)])
 
 
 def document_type(name: str) -> str | None:
@@ -113,20 +131,15 @@ def extract(
     kind = document_type(name)
     if kind is None:
         suffix = Path(name).suffix or "(no extension)"
-        raise FileRejected(
-            [
-                f"{name}: unsupported file type {suffix}; "
-                "use PDF, DOCX, HTML, Markdown, text, or a .zip of them"
-            ]
-        )
+        raise FileRejected([of_file(name, UNSUPPORTED % {"suffix": suffix})])
     if not path.is_file():
-        raise FileRejected([f"{name}: no such file"])
+        raise FileRejected([of_file(name, NO_SUCH_FILE)])
     size = path.stat().st_size
     if size == 0:
-        raise FileRejected([f"{name}: the file is empty (0 bytes)"])
+        raise FileRejected([of_file(name, EMPTY)])
     if size > limits.max_bytes:
         raise FileRejected(
-            [f"{name}: the file is {size:,} bytes, over the limit of {limits.max_bytes:,} bytes"]
+            [of_file(name, TOO_BIG % {"size": f"{size:,}", "limit": f"{limits.max_bytes:,}"})]
         )
     deadline = Deadline(name, limits.seconds)
     reader = {
@@ -139,12 +152,15 @@ def extract(
     deadline.on_progress = on_progress
     result = reader(path, name, limits, deadline)
     if not result.text.strip():
-        raise FileRejected([f"{name}: the file holds no text"])
+        raise FileRejected([of_file(name, NO_TEXT)])
     if len(result.text) > limits.max_chars:
         raise FileRejected(
             [
-                f"{name}: {len(result.text):,} characters of text, over the limit of "
-                f"{limits.max_chars:,}"
+                of_file(
+                    name,
+                    TOO_MANY_CHARS
+                    % {"n": f"{len(result.text):,}", "limit": f"{limits.max_chars:,}"},
+                )
             ]
         )
     result.title = " ".join(result.title.split())[:1000] or Path(name).stem[:1000]
@@ -164,7 +180,7 @@ def extract(
 def check_pages(name: str, count: int, limits: Limits) -> None:
     if count > limits.max_pages:
         raise FileRejected(
-            [f"{name}: {count:,} pages, over the limit of {limits.max_pages:,} pages per file"]
+            [of_file(name, TOO_MANY_PAGES % {"n": f"{count:,}", "limit": f"{limits.max_pages:,}"})]
         )
 
 
@@ -180,6 +196,4 @@ def decode(data: bytes, name: str, fallback: str | None = None) -> str:
                 return data.decode(fallback)
             except (LookupError, UnicodeDecodeError):
                 pass
-        raise FileRejected(
-            [f"{name}: not UTF-8 text (bad byte at offset {error.start}); save it as UTF-8"]
-        ) from None
+        raise FileRejected([of_file(name, NOT_UTF8 % {"offset": error.start})]) from None

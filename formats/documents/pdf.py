@@ -11,8 +11,20 @@ import struct
 import zlib
 from pathlib import Path
 
-from ..errors import FileRejected
+from ..errors import FileRejected, gettext_noop, of_file
 from .extract import Deadline, Extracted, Limits, check_pages, clean, join_pages
+
+ENCRYPTED = gettext_noop(
+    "the PDF is encrypted (password-protected); save an unprotected copy and import that"
+)
+NOT_PDF = gettext_noop("not a readable PDF (corrupt or truncated)")
+NO_PAGES = gettext_noop("the PDF has no pages")
+BAD_PAGE = gettext_noop("the page cannot be read (corrupt PDF)")
+PAGE_TOO_LONG = gettext_noop("more than %(limit)s characters of text, over the limit")
+NO_TEXT_LAYER = gettext_noop(
+    "no text layer on any of its %(n)s pages (a scanned document?); Assay does not do OCR: "
+    "run OCR first (for example ocrmypdf) and import the result"
+)
 
 _DROP = {chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]} | {
     "\ufffe",
@@ -28,13 +40,8 @@ def _open(path: Path, name: str):
     except pdfium.PdfiumError as error:
         message = str(error).lower()
         if "password" in message:
-            raise FileRejected(
-                [
-                    f"{name}: the PDF is encrypted (password-protected); "
-                    "save an unprotected copy and import that"
-                ]
-            ) from None
-        raise FileRejected([f"{name}: not a readable PDF (corrupt or truncated)"]) from None
+            raise FileRejected([of_file(name, ENCRYPTED)]) from None
+        raise FileRejected([of_file(name, NOT_PDF)]) from None
 
 
 def _raw_text(textpage) -> str:
@@ -70,7 +77,7 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
         count = len(pdf)
         check_pages(name, count, limits)
         if count == 0:
-            raise FileRejected([f"{name}: the PDF has no pages"])
+            raise FileRejected([of_file(name, NO_PAGES)])
         pages: list[str] = []
         total = 0
         for number in range(1, count + 1):
@@ -82,16 +89,11 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
                 textpage.close()
                 page.close()
             except Exception:  # PDFium raises its own error type for a broken page
-                raise FileRejected(
-                    [f"{name}, page {number}: the page cannot be read (corrupt PDF)"]
-                ) from None
+                raise FileRejected([of_file(name, BAD_PAGE, page=number)]) from None
             total += len(text)
             if total > limits.max_chars:
                 raise FileRejected(
-                    [
-                        f"{name}, page {number}: more than {limits.max_chars:,} characters "
-                        "of text, over the limit"
-                    ]
+                    [of_file(name, PAGE_TOO_LONG % {"limit": f"{limits.max_chars:,}"}, page=number)]
                 )
             pages.append(text)
             if number % 10 == 0:
@@ -101,12 +103,7 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
         pdf.close()
     empty = [n for n, text in enumerate(pages, 1) if not text.strip()]
     if len(empty) == count:
-        raise FileRejected(
-            [
-                f"{name}: no text layer on any of its {count} pages (a scanned document?); "
-                "Assay does not do OCR: run OCR first (for example ocrmypdf) and import the result"
-            ]
-        )
+        raise FileRejected([of_file(name, NO_TEXT_LAYER % {"n": count})])
     warnings = []
     if empty:
         listed = ", ".join(map(str, empty[:20])) + (" …" if len(empty) > 20 else "")

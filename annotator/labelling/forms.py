@@ -7,7 +7,9 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ..models import GRADES, AssignmentStatus, Granularity
+from numerics.grades import GRADES
+
+from ..models import AssignmentStatus, Granularity
 from ..queue_order import queue_orders
 
 GRADE_CHOICES = [(g, str(g)) for g in GRADES]

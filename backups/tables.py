@@ -37,6 +37,7 @@ TABLES = (
     Table("annotator.JudgmentHistory", "query__project"),
     Table("annotator.JudgmentTiming", "history__query__project"),
     Table("annotator.Assignment", "project"),
+    Table("annotator.KeptNote", "query__project"),
     Table("gold.Adjudication", "query__project"),
     Table("gold.AdjudicationHistory", "query__project"),
     Table("gold.GoldSet", "project"),

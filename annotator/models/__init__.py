@@ -14,6 +14,7 @@ from .labels import (
     JudgmentHistory,
     JudgmentQuerySet,
     JudgmentTiming,
+    KeptNote,
 )
 from .projects import (
     DEFAULT_GRADE_LABELS,
@@ -42,6 +43,7 @@ __all__ = [
     "JudgmentHistory",
     "JudgmentQuerySet",
     "JudgmentTiming",
+    "KeptNote",
     "Membership",
     "Project",
     "ProjectQuerySet",

@@ -188,3 +188,29 @@ class JudgmentTiming(models.Model):
 
     def __str__(self) -> str:
         return f"{self.seconds:.1f}s for history {self.history_id}"
+
+
+class KeptNote(EvidenceSpan):
+    """A note written on evidence not graded yet: kept until the annotator grades it, when
+    it becomes that label's note (a label cannot exist without a grade)."""
+
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="kept_notes")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="kept_notes"
+    )
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.CASCADE)
+    text = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["query", "annotator", "granularity", "document", "start", "end"],
+                name="kept_note_unique_span",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"note of {self.annotator_id} on {self.document_id}[{self.start}:{self.end}]"

@@ -19,6 +19,7 @@ from .models import (
     JudgmentEvent,
     JudgmentHistory,
     JudgmentTiming,
+    KeptNote,
     Query,
 )
 
@@ -191,6 +192,57 @@ def _current(query: Query, annotator, evidence: Evidence) -> Judgment | None:
     )
 
 
+def _kept(query: Query, annotator, evidence: Evidence):
+    return KeptNote.objects.filter(
+        query=query,
+        annotator=annotator,
+        granularity=evidence.granularity,
+        document=evidence.document,
+        start=evidence.start,
+        end=evidence.end,
+    )
+
+
+def _note_for_new_label(query: Query, annotator, evidence: Evidence, note: str | None) -> str:
+    """A new label's note: the one given, else the note kept on its evidence (which the
+    label now holds, so the kept note goes)."""
+    kept = _kept(query, annotator, evidence)
+    text = next(iter(kept.values_list("text", flat=True)), "")
+    kept.delete()
+    return note or text
+
+
+def keep_note(*, query: Query, annotator, evidence: Evidence, text: str) -> LabelChange | None:
+    """Keep a note on evidence: on the label if the annotator graded it (a logged change),
+    else until its first grade, which then carries it (an empty text drops the kept note).
+    Returns the label change, or None when the note was kept without a label."""
+    judgment = _current(query, annotator, evidence)
+    if judgment is not None:
+        return change_label(
+            query=query, annotator=annotator, evidence=evidence, grade=judgment.grade, note=text
+        )
+    if not text.strip():
+        _kept(query, annotator, evidence).delete()
+        return None
+    KeptNote.objects.update_or_create(
+        query=query,
+        annotator=annotator,
+        **evidence.span_fields(),
+        defaults={"text": text, "chunk": evidence.chunk},
+    )
+    return None
+
+
+def kept_notes(query: Query, annotator) -> dict[tuple[int, int, int], str]:
+    """The annotator's kept notes on a query by (document pk, start, end)."""
+    return {
+        (d, s, e): text
+        for d, s, e, text in KeptNote.objects.filter(query=query, annotator=annotator).values_list(
+            "document_id", "start", "end", "text"
+        )
+    }
+
+
 def _write(query, annotator, evidence, grade, note, changed_by, suggestion_shown=False):
     """The judgment row and its history row; (judgment or None, history or None)."""
     judgment = _current(query, annotator, evidence)
@@ -210,7 +262,7 @@ def _write(query, annotator, evidence, grade, note, changed_by, suggestion_shown
                     **evidence.span_fields(),
                     chunk=evidence.chunk,
                     grade=grade,
-                    note=note or "",
+                    note=_note_for_new_label(query, annotator, evidence, note),
                     suggestion_shown=suggestion_shown,
                 )
         except IntegrityError:

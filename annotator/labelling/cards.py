@@ -10,6 +10,7 @@ from django.db.models.functions import Length, Substr
 
 from numerics.spans import page_of
 
+from ..labels import kept_notes
 from ..models import Chunk, Document, Granularity, Judgment, Query
 from ..search import highlight
 from ..suggestions import Suggestion, suggestions
@@ -110,6 +111,10 @@ def chunk_cards(
     for chunk_pk, judgment_pk, grade, note in mine:
         card = by_pk[chunk_pk]
         card.judgment_pk, card.grade, card.note = judgment_pk, grade, note
+    kept = kept_notes(screen.query, screen.user) if screen.can_label else {}
+    for card in by_pk.values():
+        if card.grade is None:
+            card.note = kept.get((card.document_pk, card.start, card.end), "")
     if screen.sees_all:
         others = (
             chunk_labels.visible_to(screen.membership)

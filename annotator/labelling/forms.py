@@ -110,10 +110,13 @@ class StatusForm(forms.Form):
 class JudgeForm(forms.Form):
     """One label change: a grade (and maybe a note) on one piece of evidence, or undo."""
 
-    ACTIONS = [("grade", "grade"), ("delete", "delete"), ("undo", "undo")]
+    # keep: a note on evidence not graded yet, kept until its first grade
+    ACTIONS = [("grade", "grade"), ("delete", "delete"), ("undo", "undo"), ("keep", "keep")]
 
     action = forms.ChoiceField(choices=ACTIONS, required=False)
-    grade = forms.TypedChoiceField(choices=GRADE_CHOICES, coerce=int, required=False)
+    grade = forms.TypedChoiceField(
+        choices=GRADE_CHOICES, coerce=int, required=False, empty_value=None
+    )
     note = forms.CharField(required=False, max_length=5000, strip=False)
     judgment = forms.IntegerField(required=False, min_value=1)
     history = forms.IntegerField(required=False, min_value=1)
@@ -141,7 +144,7 @@ class JudgeForm(forms.Form):
             self.add_error("judgment", _("Which label?"))
         if action == "undo" and not data.get("history"):
             self.add_error("history", _("Nothing to undo."))
-        if action == "grade" and not (
+        if action in ("grade", "keep") and not (
             data.get("judgment") or data.get("chunk") or data.get("granularity")
         ):
             self.add_error(None, _("Which evidence is this grade for?"))

@@ -18,7 +18,14 @@ from django_htmx.http import trigger_client_event
 from web.htmx import for_htmx
 
 from .. import assignments as work
-from ..labels import EvidenceError, LabelChange, change_label, evidence_named, undo_change
+from ..labels import (
+    EvidenceError,
+    LabelChange,
+    change_label,
+    evidence_named,
+    keep_note,
+    undo_change,
+)
 from ..models import Granularity
 from .cards import chunk_cards, document_results, own_row
 from .forms import EvidenceFragmentForm, JudgeForm
@@ -50,6 +57,8 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
     if not form.is_valid():
         return bad_request(form)
     data = form.cleaned_data
+    if data["action"] == "keep":
+        return _keep(request, screen, data)
     try:
         change, message = _change(screen, data)
     except EvidenceError as error:
@@ -64,6 +73,34 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
     if change.history is not None:
         undone = data["history"] if data["action"] == "undo" else None
         trigger_client_event(response, LABELS_CHANGED, changed_event(change, undone=undone))
+    return response
+
+
+def _keep(request: HttpRequest, screen: Screen, data: dict) -> HttpResponse:
+    """A note on a card not graded yet, kept until its first grade (on a graded card, the
+    note goes on the label as a logged change)."""
+    try:
+        evidence = evidence_named(query=screen.query, annotator=screen.user, data=data)
+    except EvidenceError as error:
+        if error.status == 404:
+            raise Http404(str(error)) from None
+        return text_error(str(error), error.status)
+    change = keep_note(
+        query=screen.query, annotator=screen.user, evidence=evidence, text=data["note"]
+    )
+    if not request.htmx:
+        return redirect(screen.safe_next(screen.url("label_query")))
+    if change is not None:
+        message = _("Note saved.")
+    elif data["note"].strip():
+        message = _("Note kept: it is saved with this card's next grade.")
+    else:
+        message = _("Note removed.")
+    answer = _answer(screen, data, change or LabelChange(evidence, None, None))
+    context = screen.context(message=message, oob=True, **answer)
+    response = TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+    if change is not None and change.history is not None:
+        trigger_client_event(response, LABELS_CHANGED, changed_event(change))
     return response
 
 

@@ -391,10 +391,9 @@
         if (target.form.elements.grade && target.form.elements.grade.type === "hidden") {
           target.form.requestSubmit();
         } else if (card) {
-          // No grade yet: the note waits in its box and is saved with the next grade.
-          target.closest("details").open = false;
+          // No grade yet: the server keeps the note until the card's first grade.
+          target.form.querySelector("button.keep-note").click();  // htmx sends the clicked button
           card.focus();
-          setStatus(target.value.trim() ? messages().noteKept || "" : "", "pending");
         }
       } else if (event.key === "Escape") {
         target.closest("details").open = false;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotator.models import Chunk, Judgment
+from annotator.models import Chunk, Judgment, KeptNote
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
@@ -33,15 +33,23 @@ def test_keyboard_only_note_without_grade_and_a_search_result(page, live_server,
     page.wait_for_function("() => document.activeElement.matches('.note textarea')")
     page.keyboard.type("Says where lift comes from")
     page.keyboard.press("Control+Enter")
-    page.wait_for_function("() => document.activeElement.matches('.candidate')")
-    assert "Note kept" in page.locator("#save-status").inner_text()
+    page.wait_for_function(
+        "() => document.querySelector('#save-status').innerText.includes('Note kept')"
+    )
+    assert KeptNote.objects.get().text == "Says where lift comes from"
     assert not Judgment.objects.exists()
-    # The next grade takes the note with it.
+    # The server keeps it: after a reload the card shows the note, and its next grade
+    # takes the note with it.
+    page.reload()
+    page.wait_for_selector("#candidates .candidate.is-current")
+    kept = page.locator("#candidates .candidate.is-current .note textarea").input_value()
+    assert kept == "Says where lift comes from"
     page.keyboard.press("2")
     wait_graded(page, 1)
     settled(page)
     first = Judgment.objects.get()
     assert (first.grade, first.note) == (2, "Says where lift comes from")
+    assert not KeptNote.objects.exists()
     assert "Says where lift comes from" in page.locator("#candidates .candidate").first.inner_text()
 
     # "/" to search, Enter, and the first result is current: a digit grades it.

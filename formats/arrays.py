@@ -83,7 +83,7 @@ def read_run(
             tag = last_tag(data) or tag
             del data
         else:
-            source = RowSource(path, fmt)
+            source = RowSource(path, fmt, max_bytes=max_bytes)
             found = list(results(_reporting(source, progress), fmt, collected))
             qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
             score = np.array([r[3] for r in found], dtype=np.float64)
@@ -127,7 +127,7 @@ def read_qrels(
                 path, read_bytes(path, max_bytes), "qrels", collected
             )
         else:
-            found = list(judgments(RowSource(path, fmt), collected))
+            found = list(judgments(RowSource(path, fmt, max_bytes=max_bytes), collected))
             qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
             grade = np.array([r[3] for r in found], dtype=np.int64)
             line = np.array([r[0] for r in found], dtype=np.int64)

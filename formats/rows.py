@@ -15,6 +15,7 @@ from pathlib import Path
 from .errors import BadLine, FileRejected, gettext_noop
 from .files import FORMATS, UNKNOWN_FORMAT, open_text
 from .values import row_problem
+from .workbooks import check_workbook
 
 Row = dict | BadLine
 Rows = Iterable[tuple[int, Row]]
@@ -58,7 +59,8 @@ class RowSource:
 
     ``required``: columns a CSV or XLSX header must name (else line 1 is reported).
     ``max_chars``: the longest text a cell or JSON value may hold (``values``); every
-    row is checked by ``values.row_problem``. ``columns`` is the header of a CSV or XLSX
+    row is checked by ``values.row_problem``. ``max_bytes``: what a workbook may unpack
+    to (``workbooks``). ``columns`` is the header of a CSV or XLSX
     file once read (a column it names but a row leaves empty was given as empty)."""
 
     def __init__(
@@ -68,6 +70,7 @@ class RowSource:
         *,
         required: tuple[str, ...] = (),
         max_chars: int | None = None,
+        max_bytes: int | None = None,
     ):
         if fmt not in FORMATS:
             raise FileRejected(
@@ -77,6 +80,7 @@ class RowSource:
         self.fmt = fmt
         self.required = required
         self.max_chars = max_chars
+        self.max_bytes = max_bytes
         self.columns: tuple[str, ...] = ()
         self._handle = None
         self._xlsx_position = (0, 1)
@@ -160,23 +164,32 @@ class RowSource:
     def _xlsx_rows(self) -> Iterator[tuple[int, Row]]:
         import openpyxl
 
+        check_workbook(self.path, self.max_bytes)
         try:
             workbook = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
+        except SyntaxError as error:  # xml.etree's ParseError: an undefined entity…
+            raise FileRejected([f"the workbook's XML cannot be read ({error})"]) from None
         except (zipfile.BadZipFile, KeyError, OSError, ValueError):
             raise FileRejected([NOT_XLSX]) from None
         try:
             sheet = workbook.worksheets[0]
-            rows = sheet.iter_rows(values_only=True)
-            header = next(rows, None)
+            numbered = _numbered(sheet.iter_rows(values_only=True))
+            _, header = next(numbered, (1, None))
             if header is None:
+                return
+            if isinstance(header, BadLine):
+                yield 1, header
                 return
             header = [str(h).strip() if h is not None else "" for h in header]
             if problem := self._header_problem(header):
                 yield 1, problem
                 return
             total = sheet.max_row or 1
-            for number, values in enumerate(rows, start=2):
+            for number, values in numbered:
                 self._xlsx_position = (number, total)
+                if isinstance(values, BadLine):
+                    yield number, values
+                    return
                 if all(v is None or str(v).strip() == "" for v in values):
                     continue
                 if any(v not in (None, "") for v in values[len(header) :]):
@@ -269,6 +282,17 @@ def trec_rows(lines: Iterable[str], fmt: str) -> Iterator[tuple[int, Row]]:
             yield number, BadLine(wrong_columns(fmt, len(parts)))
             continue
         yield number, {name: parts[p] for name, p in zip(kept, positions, strict=True)}
+
+
+def _numbered(rows: Iterator[tuple]) -> Iterator[tuple[int, tuple | BadLine]]:
+    """A sheet's rows by line number; XML the parser cannot read (an undefined entity, a
+    broken tag) ends the sheet with a bad line where it stopped."""
+    number = 0
+    try:
+        for number, values in enumerate(rows, start=1):
+            yield number, values
+    except (SyntaxError, ValueError, KeyError, OSError, zipfile.BadZipFile) as error:
+        yield number + 1, BadLine(f"the sheet's XML cannot be read ({error})")
 
 
 def _spreadsheet_value(value):

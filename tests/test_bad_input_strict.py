@@ -2,12 +2,14 @@
 
 CSV with an open quote or a repeated column, documents without text, reversed spans, ids
 with whitespace, long CSV fields, deep or huge JSON, NaN, lone surrogates, NUL and other
-control characters — and exports that survive control characters in older data.
+control characters, XLSX zip bombs and XML entities — and exports that survive control
+characters in older data.
 """
 
 from __future__ import annotations
 
 import io
+import zipfile
 
 import openpyxl
 import pytest
@@ -250,6 +252,91 @@ def test_nan_and_infinity_in_metadata_are_refused(project, tmp_path):
     assert failure("documents", project, path) == [
         "line 1: malformed JSON (NaN and Infinity are not allowed)",
         "line 2: malformed JSON (NaN and Infinity are not allowed)",
+    ]
+
+
+def _rewritten(path, part: str, change) -> None:
+    """Replace one part of a zip (an .xlsx) by ``change(old bytes)``."""
+    with zipfile.ZipFile(path) as archive:
+        parts = {info.filename: archive.read(info) for info in archive.infolist()}
+    parts[part] = change(parts[part])
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+
+
+def _inline_cell_sheet(text: str) -> bytes:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        '<dimension ref="A1:B2"/><sheetData>'
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>doc_id</t></is></c>'
+        '<c r="B1" t="inlineStr"><is><t>text</t></is></c></row>'
+        '<row r="2"><c r="A2" t="inlineStr"><is><t>d1</t></is></c>'
+        f'<c r="B2" t="inlineStr"><is><t>{text}</t></is></c></row>'
+        "</sheetData></worksheet>"
+    ).encode()
+
+
+def test_xlsx_undefined_entity_is_a_line_numbered_error(project, tmp_path):
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], ["d1", "x"])
+    _rewritten(path, "xl/worksheets/sheet1.xml", lambda _: _inline_cell_sheet("&undefined;"))
+    (message,) = failure("documents", project, path)
+    assert message.startswith("line 2: the sheet's XML cannot be read (undefined entity")
+
+
+def test_xlsx_entity_declarations_are_refused_before_parsing(project, tmp_path):
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], ["d1", "x"])
+    laughs = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+        b'<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>'
+    )
+    _rewritten(
+        path,
+        "xl/worksheets/sheet1.xml",
+        lambda _: laughs + _inline_cell_sheet("&lol2;").split(b"?>", 1)[1],
+    )
+    assert failure("documents", project, path) == [
+        "the workbook part xl/worksheets/sheet1.xml declares a DOCTYPE or an XML entity, "
+        "which spreadsheets do not use; save the file again from a spreadsheet program"
+    ]
+
+
+# --- 3. zip bombs ---------------------------------------------------------------------------
+
+
+def test_xlsx_part_inflating_too_much_is_refused_before_parsing(project, tmp_path):
+    # openpyxl writes at most Excel's 32,767 characters a cell; a hand-made file holds more.
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], ["d1", "x"])
+    _rewritten(path, "xl/worksheets/sheet1.xml", lambda _: _inline_cell_sheet("a" * 3_000_000))
+    (message,) = failure("documents", project, path)
+    assert message.startswith("the workbook part xl/worksheets/sheet1.xml inflates ")
+    assert message.endswith(" times, over the limit of 200 times (a zip bomb?)")
+
+
+def test_xlsx_unpacking_beyond_the_upload_limit_is_refused(project, tmp_path, settings):
+    rows = [[f"d{i}", f"text {i} " + "lorem ipsum " * 20] for i in range(300)]
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], *rows)
+    settings.ASSAY_MAX_UPLOAD_BYTES = path.stat().st_size + 1
+    (message,) = failure("documents", project, path)
+    assert message.startswith("the workbook unpacks to ")
+    assert message.endswith(f" bytes, over the limit of {path.stat().st_size + 1:,} bytes")
+
+
+def test_xlsx_with_too_many_parts_is_refused(project, tmp_path, monkeypatch):
+    monkeypatch.setattr("formats.workbooks.MAX_ENTRIES", 3)
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], ["d1", "x"])
+    (message,) = failure("documents", project, path)
+    assert message.startswith("the workbook holds ") and message.endswith(
+        " parts, over the limit of 3"
+    )
+
+
+def test_xlsx_cell_over_the_limit_is_refused_saying_the_limit(project, tmp_path, settings):
+    settings.ASSAY_MAX_DOCUMENT_CHARS = 50
+    path = xlsx(tmp_path / "d.xlsx", ["doc_id", "text"], ["d1", "y" * 60])
+    assert failure("documents", project, path) == [
+        "line 2: text is 60 characters long, over the limit of 50"
     ]
 
 

@@ -117,7 +117,12 @@ def run_import(
 def _rows(path: Path, fmt: str, progress: Progress) -> tuple[RowSource, Callable | None]:
     """The file's rows, checked first, and a tick that reports progress now and then."""
     check_file(path, settings.ASSAY_MAX_UPLOAD_BYTES)
-    source = RowSource(path, fmt, max_chars=settings.ASSAY_MAX_DOCUMENT_CHARS)
+    source = RowSource(
+        path,
+        fmt,
+        max_chars=settings.ASSAY_MAX_DOCUMENT_CHARS,
+        max_bytes=settings.ASSAY_MAX_UPLOAD_BYTES,
+    )
     if progress is None:
         return source, None
     count = 0

@@ -119,6 +119,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # Before anything reads the body (the CSRF check does): refuse it by its size.
+    "operations.limits.RequestBodyLimitMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -234,8 +236,14 @@ ASSAY_MAX_DOCUMENT_CHARS = env_int("ASSAY_MAX_DOCUMENT_CHARS", 20_000_000, minim
 ASSAY_EXTRACT_SECONDS = env_int("ASSAY_EXTRACT_SECONDS", 300, minimum=1)
 # Originals of imported document files and their cached page images.
 ASSAY_ORIGINALS_DIR = DATA_DIR / "originals"
+# Request bodies (operations.limits): no body is larger than the upload limit plus
+# DATA_UPLOAD_MAX_MEMORY_SIZE (the form's other fields, held in memory); anonymous
+# clients may send at most ASSAY_ANONYMOUS_BODY_BYTES (a sign-in form needs little).
+# Uploaded files over FILE_UPLOAD_MAX_MEMORY_SIZE go to a temporary file, which the
+# body's checked size bounds.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+ASSAY_ANONYMOUS_BODY_BYTES = env_int("ASSAY_ANONYMOUS_BODY_BYTES", 256 * 1024, minimum=1)
 
 TASKS = {
     "default": {

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from numerics.grades import check_grade
 
 from .assignments import add_time, assignment_for
+from .label_versions import check_version
 from .models import (
     Chunk,
     Document,
@@ -243,9 +244,12 @@ def kept_notes(query: Query, annotator) -> dict[tuple[int, int, int], str]:
     }
 
 
-def _write(query, annotator, evidence, grade, note, changed_by, suggestion_shown=False):
+def _write(
+    query, annotator, evidence, grade, note, changed_by, suggestion_shown=False, expected=None
+):
     """The judgment row and its history row; (judgment or None, history or None)."""
     judgment = _current(query, annotator, evidence)
+    check_version(judgment, expected, grade, note)
     if grade is None:
         if judgment is None:
             return None, None
@@ -268,6 +272,7 @@ def _write(query, annotator, evidence, grade, note, changed_by, suggestion_shown
         except IntegrityError:
             # A concurrent request created it first: fall through to an update.
             judgment = _current(query, annotator, evidence)
+            check_version(judgment, expected, grade, note)
         else:
             return judgment, _history(judgment, JudgmentEvent.CREATE, changed_by, None, "")
     new_note = judgment.note if note is None else note
@@ -290,6 +295,7 @@ def change_label(
     changed_by=None,
     seconds: float = 0.0,
     suggestion_shown: bool = False,
+    version: str | None = None,
 ) -> LabelChange:
     """Create, change or (``grade=None``) remove one label: the one way a label changes.
 
@@ -298,14 +304,17 @@ def change_label(
     assignment. A repeated identical grade and note changes nothing and logs nothing.
     ``note=None`` keeps the current note. Committed when this returns, so the caller may
     report the label as saved. ``suggestion_shown`` records that a judge's suggestion
-    was on screen (post-edit mode), on the label and its history row.
+    was on screen (post-edit mode), on the label and its history row. ``version`` is
+    the label's version as the screen showed it (``label_version``): if the label
+    changed since, ``LabelConflict`` is raised and nothing is written; without it
+    (imports, API, judges) the change is made whatever the label's state.
     """
     if grade is not None:
         check_grade(grade)
     changed_by = changed_by or annotator
     with transaction.atomic():
         judgment, history = _write(
-            query, annotator, evidence, grade, note, changed_by, suggestion_shown
+            query, annotator, evidence, grade, note, changed_by, suggestion_shown, version
         )
         if history is not None and seconds:
             JudgmentTiming.objects.create(history=history, seconds=seconds)

@@ -10,6 +10,7 @@ from django.db.models.functions import Length, Substr
 
 from numerics.spans import page_of
 
+from ..label_versions import NO_LABEL, label_version
 from ..labels import kept_notes
 from ..models import Chunk, Document, Granularity, Judgment, Query
 from ..search import highlight
@@ -53,6 +54,7 @@ class Card:
     folded: list[str] = field(default_factory=list)  # ids of candidates shown by this card
     covered_grade: int | None = None  # the best grade of the annotator's other labels on it
     covered_by: str = ""  # which label that is
+    version: str = NO_LABEL  # of the annotator's label, sent back with a save
 
     @property
     def judged(self) -> bool:
@@ -107,10 +109,13 @@ def chunk_cards(
         if r["document__project_id"] == screen.project.pk
     }
     chunk_labels = Judgment.objects.filter(granularity=Granularity.CHUNK, chunk_id__in=list(by_pk))
-    mine = chunk_labels.of(screen.query, screen.user).values_list("chunk_id", "pk", "grade", "note")
-    for chunk_pk, judgment_pk, grade, note in mine:
+    mine = chunk_labels.of(screen.query, screen.user).values_list(
+        "chunk_id", "pk", "grade", "note", "updated_at"
+    )
+    for chunk_pk, judgment_pk, grade, note, updated_at in mine:
         card = by_pk[chunk_pk]
         card.judgment_pk, card.grade, card.note = judgment_pk, grade, note
+        card.version = label_version(updated_at)
     kept = kept_notes(screen.query, screen.user) if screen.can_label else {}
     for card in by_pk.values():
         if card.grade is None:
@@ -166,6 +171,7 @@ class EvidenceRow:
     chunk_id: str
     annotator: str
     own: bool
+    version: str = NO_LABEL  # sent back with a save (labels.label_version)
 
 
 def evidence_rows(judgments: QuerySet[Judgment], *, own: bool = False) -> list[EvidenceRow]:
@@ -188,6 +194,7 @@ def evidence_rows(judgments: QuerySet[Judgment], *, own: bool = False) -> list[E
         "chunk__chunk_id",
         "annotator__username",
         "body",
+        "updated_at",
     )
     result = []
     for r in rows:
@@ -211,6 +218,7 @@ def evidence_rows(judgments: QuerySet[Judgment], *, own: bool = False) -> list[E
                 chunk_id=r["chunk__chunk_id"] or "",
                 annotator=r["annotator__username"],
                 own=own,
+                version=label_version(r["updated_at"]),
             )
         )
     return result

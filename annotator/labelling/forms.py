@@ -133,6 +133,9 @@ class JudgeForm(forms.Form):
     elapsed = forms.FloatField(required=False)
     suggested = forms.BooleanField(required=False)  # a judge's suggestion was on screen
     pos = forms.IntegerField(required=False, min_value=1, max_value=100_000)  # card's number
+    # The version of the label the screen showed (labels.label_version); a save whose
+    # label changed since is refused rather than overwriting the other change.
+    version = forms.CharField(required=False, max_length=64)
 
     def clean(self):
         data = super().clean()

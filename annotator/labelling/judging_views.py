@@ -18,6 +18,7 @@ from django_htmx.http import trigger_client_event
 from web.htmx import for_htmx
 
 from .. import assignments as work
+from ..label_versions import LabelConflict
 from ..labels import (
     EvidenceError,
     LabelChange,
@@ -65,6 +66,8 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
         if error.status == 404:
             raise Http404(str(error)) from None
         return text_error(str(error), error.status)
+    except LabelConflict as conflict:
+        return _conflict(request, screen, data, conflict)
     # Committed: from here on the screen may say "saved".
     if not request.htmx:
         return redirect(screen.safe_next(screen.url("label_query")))
@@ -104,6 +107,35 @@ def _keep(request: HttpRequest, screen: Screen, data: dict) -> HttpResponse:
     return response
 
 
+def conflict_message(screen: Screen, conflict: LabelConflict) -> str:
+    """What a save that lost to another session's change is told."""
+    if conflict.judgment is None:
+        return _("This label was removed in another session; your change was not saved.")
+    return _(
+        "This label was changed in another session to %(grade)d · %(label)s; "
+        "your change was not saved."
+    ) % {"grade": conflict.judgment.grade, "label": screen.grade_label(conflict.judgment.grade)}
+
+
+def _conflict(
+    request: HttpRequest, screen: Screen, data: dict, conflict: LabelConflict
+) -> HttpResponse:
+    """The evidence as it is now (the newer grade) and why the save was refused (409)."""
+    message = conflict_message(screen, conflict)
+    if not request.htmx:
+        return text_error(message, 409)
+    try:
+        evidence = evidence_named(query=screen.query, annotator=screen.user, data=data)
+    except EvidenceError:  # the label the form named was removed meanwhile
+        return text_error(message, 409)
+    current = LabelChange(evidence, conflict.judgment, None)
+    context = screen.context(
+        message=message, error=True, oob=True, **_answer(screen, data, current)
+    )
+    # 200, so that htmx swaps in the newer grade; the status line says it was not saved.
+    return TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+
+
 def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
     """Grade, remove or undo through the labels service; the change and what to tell the user."""
     query, user = screen.query, screen.user
@@ -114,9 +146,15 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
             raise EvidenceError("No such change", 404)
         return change, _("Undone.") if change.history is not None else _("Nothing to undo.")
     evidence = evidence_named(query=query, annotator=user, data=data)
+    version = data.get("version") or None
     if data["action"] == "delete":
         change = change_label(
-            query=query, annotator=user, evidence=evidence, grade=None, seconds=seconds
+            query=query,
+            annotator=user,
+            evidence=evidence,
+            grade=None,
+            seconds=seconds,
+            version=version,
         )
         return change, _("Label removed.")
     change = change_label(
@@ -127,6 +165,7 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
         note=data["note"] if "note" in screen.request.POST else None,
         seconds=seconds,
         suggestion_shown=bool(data.get("suggested")) and screen.project.post_edit,
+        version=version,
     )
     label = screen.grade_label(change.judgment.grade)
     return change, _("Saved: %(grade)d · %(label)s") % {

@@ -1,0 +1,191 @@
+"""Two sessions editing one label: a save carrying an outdated version is refused, not lost.
+
+The labelling forms send the version of the label they showed; when the label changed
+since (another tab or device), nothing is written and the screen shows the newer grade.
+Saves without a version (imports, the API, judges) keep working as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from annotator.label_versions import NO_LABEL, LabelConflict, label_version
+from annotator.labels import Evidence, change_label
+from annotator.models import Judgment, JudgmentHistory
+
+pytestmark = pytest.mark.django_db
+
+
+def _version(judgment: Judgment | None) -> str:
+    if judgment is None:
+        return NO_LABEL
+    judgment.refresh_from_db()
+    return label_version(judgment.updated_at)
+
+
+def _save(corpus, user, grade, **kwargs):
+    return change_label(
+        query=corpus["query"],
+        annotator=user,
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=grade,
+        **kwargs,
+    )
+
+
+# --- the service --------------------------------------------------------------------------
+
+
+def test_save_with_an_outdated_version_is_refused_and_writes_nothing(personas, corpus):
+    anna = personas["annotator"]
+    first = _save(corpus, anna, 1).judgment
+    seen = _version(first)  # what session A shows
+    _save(corpus, anna, 3, version=seen)  # session B changes it
+    history = JudgmentHistory.objects.count()
+    with pytest.raises(LabelConflict) as raised:
+        _save(corpus, anna, 2, version=seen)  # session A, unaware
+    assert raised.value.judgment.grade == 3
+    assert Judgment.objects.get().grade == 3
+    assert JudgmentHistory.objects.count() == history
+
+
+def test_label_created_meanwhile_is_a_conflict_for_a_screen_that_showed_none(personas, corpus):
+    anna = personas["annotator"]
+    _save(corpus, anna, 0, version=NO_LABEL)
+    with pytest.raises(LabelConflict) as raised:
+        _save(corpus, anna, 2, version=NO_LABEL)
+    assert raised.value.judgment.grade == 0
+    assert Judgment.objects.get().grade == 0
+
+
+def test_removal_with_an_outdated_version_is_refused(personas, corpus):
+    anna = personas["annotator"]
+    judgment = _save(corpus, anna, 1).judgment
+    seen = _version(judgment)
+    _save(corpus, anna, 2)
+    with pytest.raises(LabelConflict):
+        _save(corpus, anna, None, version=seen)
+    assert Judgment.objects.get().grade == 2
+
+
+def test_save_with_the_current_version_goes_through(personas, corpus):
+    anna = personas["annotator"]
+    judgment = _save(corpus, anna, 1).judgment
+    change = _save(corpus, anna, 2, version=_version(judgment))
+    assert change.judgment.grade == 2 and change.history is not None
+    assert _save(corpus, anna, 3, version=_version(change.judgment)).judgment.grade == 3
+
+
+def test_asking_for_what_the_other_session_saved_is_no_conflict(personas, corpus):
+    anna = personas["annotator"]
+    seen = _version(_save(corpus, anna, 1).judgment)
+    _save(corpus, anna, 3)
+    change = _save(corpus, anna, 3, version=seen)
+    assert change.judgment.grade == 3 and change.history is None
+
+
+def test_saves_without_a_version_still_overwrite(personas, corpus):
+    anna = personas["annotator"]
+    _save(corpus, anna, 1)
+    _save(corpus, anna, 2)
+    assert _save(corpus, anna, 3).judgment.grade == 3
+
+
+# --- the labelling screen -----------------------------------------------------------------
+
+
+def judge_url(corpus) -> str:
+    return reverse("annotator:label_query_judge", args=["acme", corpus["query"].pk])
+
+
+def card(client, corpus) -> str:
+    response = client.get(judge_url(corpus), {"chunk": corpus["chunk"].pk}, HTTP_HX_REQUEST="true")
+    return response.content.decode()
+
+
+def shown_version(html: str) -> str:
+    (version,) = set(re.findall(r'name="version" value="([^"]*)"', html))
+    return version
+
+
+@pytest.fixture
+def two_sessions(personas):
+    tab_a, tab_b = Client(), Client()
+    tab_a.force_login(personas["annotator"])
+    tab_b.force_login(personas["annotator"])
+    return tab_a, tab_b
+
+
+def test_the_card_forms_carry_the_labels_version(two_sessions, corpus):
+    tab_a, _ = two_sessions
+    assert shown_version(card(tab_a, corpus)) == NO_LABEL
+    tab_a.post(judge_url(corpus), {"chunk": corpus["chunk"].pk, "grade": 2}, HTTP_HX_REQUEST="true")
+    assert shown_version(card(tab_a, corpus)) == _version(Judgment.objects.get())
+
+
+def test_second_session_sees_the_newer_grade_and_its_grade_is_not_saved(two_sessions, corpus):
+    tab_a, tab_b = two_sessions
+    version_a = shown_version(card(tab_a, corpus))
+    version_b = shown_version(card(tab_b, corpus))
+    chunk = corpus["chunk"].pk
+    saved = tab_b.post(
+        judge_url(corpus),
+        {"chunk": chunk, "grade": 3, "version": version_b},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Saved" in saved.content.decode()
+    history = JudgmentHistory.objects.count()
+    response = tab_a.post(
+        judge_url(corpus),
+        {"chunk": chunk, "grade": 1, "version": version_a},
+        HTTP_HX_REQUEST="true",
+    )
+    body = response.content.decode()
+    assert response.status_code == 200  # htmx swaps in the card as it is now
+    assert 'data-grade="3"' in body and 'data-grade="1"' not in body
+    assert "changed in another session to 3" in body and "your change was not saved" in body
+    assert 'class="save-status error"' in body
+    assert "HX-Trigger" not in response
+    assert Judgment.objects.get().grade == 3
+    assert JudgmentHistory.objects.count() == history
+    # The answer carries the newer version: grading again now is a deliberate change.
+    retry = tab_a.post(
+        judge_url(corpus),
+        {"chunk": chunk, "grade": 1, "version": shown_version(body)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Saved" in retry.content.decode()
+    assert Judgment.objects.get().grade == 1
+
+
+def test_evidence_row_save_with_an_outdated_version_is_refused(two_sessions, personas, corpus):
+    tab_a, _ = two_sessions
+    judgment = _save(corpus, personas["annotator"], 1).judgment
+    seen = _version(judgment)
+    _save(corpus, personas["annotator"], 2)
+    response = tab_a.post(
+        judge_url(corpus), {"judgment": judgment.pk, "grade": 0, "version": seen}
+    )  # without htmx: a plain answer saying why
+    assert response.status_code == 409
+    assert "changed in another session to 2" in response.content.decode()
+    assert Judgment.objects.get().grade == 2
+
+
+def test_conflict_message_is_translated(two_sessions, personas, corpus):
+    tab_a, _ = two_sessions
+    judgment = _save(corpus, personas["annotator"], 1).judgment
+    seen = _version(judgment)
+    _save(corpus, personas["annotator"], 2)
+    with translation.override("en"):  # the request's language does not outlive it
+        response = tab_a.post(
+            judge_url(corpus),
+            {"judgment": judgment.pk, "grade": 0, "version": seen},
+            HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9,en;q=0.5",
+        )
+    assert response.status_code == 409
+    assert "另一个会话" in response.content.decode()

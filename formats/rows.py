@@ -39,6 +39,8 @@ BAD_CSV_FROM_HERE = gettext_noop(
 )
 VALUES_VS_HEADER = gettext_noop("%(n)s values but the header has %(columns)s columns")
 NOT_XLSX = gettext_noop("the file is not an Excel workbook (.xlsx)")
+WORKBOOK_XML = gettext_noop("the workbook's XML cannot be read (%(error)s)")
+SHEET_XML = gettext_noop("the sheet's XML cannot be read (%(error)s)")
 NO_HEADER = gettext_noop("values in columns without a header")
 BAD_JSON = gettext_noop("malformed JSON (%(error)s, column %(column)s)")
 NOT_OBJECT = gettext_noop("expected a JSON object {...}")
@@ -168,7 +170,7 @@ class RowSource:
         try:
             workbook = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
         except SyntaxError as error:  # xml.etree's ParseError: an undefined entity…
-            raise FileRejected([f"the workbook's XML cannot be read ({error})"]) from None
+            raise FileRejected([WORKBOOK_XML % {"error": error}]) from None
         except (zipfile.BadZipFile, KeyError, OSError, ValueError):
             raise FileRejected([NOT_XLSX]) from None
         try:
@@ -292,7 +294,7 @@ def _numbered(rows: Iterator[tuple]) -> Iterator[tuple[int, tuple | BadLine]]:
         for number, values in enumerate(rows, start=1):
             yield number, values
     except (SyntaxError, ValueError, KeyError, OSError, zipfile.BadZipFile) as error:
-        yield number + 1, BadLine(f"the sheet's XML cannot be read ({error})")
+        yield number + 1, BadLine(SHEET_XML % {"error": error})
 
 
 def _spreadsheet_value(value):

@@ -403,6 +403,15 @@ SHOWN_IN_CHINESE = [
         "line 2: metadata is not valid JSON (NaN and Infinity are not allowed)",
         "第 2 行：metadata 不是有效的 JSON（不允许 NaN 和 Infinity）",
     ),
+    (
+        "the workbook part xl/worksheets/sheet1.xml inflates 1,000 times, over the limit of "
+        "200 times (a zip bomb?)",
+        "工作簿部件 xl/worksheets/sheet1.xml 解压后膨胀 1,000 倍，超过上限 200 倍（压缩炸弹？）",
+    ),
+    (
+        "line 2: the sheet's XML cannot be read (undefined entity &x;: line 1, column 9)",
+        "第 2 行：无法读取工作表的 XML（undefined entity &x;: line 1, column 9）",
+    ),
 ]
 
 

@@ -41,7 +41,8 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlencode
+
+from bench.http_client import Browser
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -222,62 +223,6 @@ class Server:
         shutil.rmtree(self.data, ignore_errors=True)
 
 
-class Browser:
-    """One user's cookies over one keep-alive connection."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cookies: dict[str, str] = {}
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-
-    def request(self, method: str, path: str, body=None, headers=None):
-        headers = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        for attempt in (1, 2):
-            try:
-                self.connection.request(method, path, body=body, headers=headers)
-                response = self.connection.getresponse()
-                data = response.read()
-                break
-            except (http.client.HTTPException, OSError):
-                self.connection.close()
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-                if attempt == 2:
-                    raise
-        for header in response.headers.get_all("Set-Cookie") or []:
-            name, _, rest = header.partition("=")
-            self.cookies[name] = rest.split(";")[0]
-        return response.status, data
-
-    def log_in(self, username: str) -> int:
-        status, page = self.request("GET", "/accounts/login/")
-        token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
-        status, _ = self.request(
-            "POST",
-            "/accounts/login/",
-            urlencode({"csrfmiddlewaretoken": token, "username": username, "password": PASSWORD}),
-            {
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Origin": f"http://127.0.0.1:{self.port}",
-            },
-        )
-        return status
-
-    def post_form(self, path: str, fields: dict) -> tuple[int, bytes]:
-        return self.request(
-            "POST",
-            path,
-            urlencode(fields),
-            {
-                "Content-Type": "application/x-www-form-urlencoded",
-                "X-CSRFToken": self.cookies.get("csrftoken", ""),
-                "HX-Request": "true",
-                "Origin": f"http://127.0.0.1:{self.port}",
-            },
-        )
-
-
 def annotate(browser, username, ids, seconds, latencies, errors, expected, seed) -> None:
     rng = random.Random(seed)
     # Spread the annotators' first saves over one pause, as people do not start together.
@@ -379,7 +324,7 @@ def run_backend(backend: str) -> list[dict]:
         for i in range(ANNOTATORS):
             name = f"a{i:02d}"
             browsers[name] = Browser(server.port)
-            login_errors += browsers[name].log_in(name) != 302
+            login_errors += browsers[name].log_in(name, PASSWORD) != 302
         expected: dict = {}
         # Warm-up: every process and thread has served a save before the clock starts.
         warm_errors: list = []
@@ -397,7 +342,7 @@ def run_backend(backend: str) -> list[dict]:
         rows[0].update(scenario(server, browsers, ids, expected))
         print(rows[0], flush=True)
         owner = Browser(server.port)
-        owner_login = owner.log_in("owner")
+        owner_login = owner.log_in("owner", PASSWORD)
         assert owner_login == 302, owner_login
         started = time.perf_counter()
         upload_status = upload(owner, big)
@@ -406,7 +351,7 @@ def run_backend(backend: str) -> list[dict]:
         rows[1].update(scenario(server, browsers, ids, expected))
         # Logins still work at the end of the import window.
         rows[1]["login_errors"] = sum(
-            Browser(server.port).log_in(f"a{i:02d}") != 302 for i in range(3)
+            Browser(server.port).log_in(f"a{i:02d}", PASSWORD) != 302 for i in range(3)
         )
         deadline = time.perf_counter() + 3600
         while True:

@@ -207,10 +207,11 @@ def _kept(query: Query, annotator, evidence: Evidence):
 def _note_for_new_label(query: Query, annotator, evidence: Evidence, note: str | None) -> str:
     """A new label's note: the one given, else the note kept on its evidence (which the
     label now holds, so the kept note goes)."""
-    kept = _kept(query, annotator, evidence)
-    text = next(iter(kept.values_list("text", flat=True)), "")
-    kept.delete()
-    return note or text
+    found = _kept(query, annotator, evidence).values_list("pk", "text").first()
+    if found is None:
+        return note or ""
+    KeptNote.objects.filter(pk=found[0]).delete()
+    return note or found[1]
 
 
 def keep_note(*, query: Query, annotator, evidence: Evidence, text: str) -> LabelChange | None:

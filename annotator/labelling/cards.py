@@ -116,10 +116,10 @@ def chunk_cards(
         card = by_pk[chunk_pk]
         card.judgment_pk, card.grade, card.note = judgment_pk, grade, note
         card.version = label_version(updated_at)
-    kept = kept_notes(screen.query, screen.user) if screen.can_label else {}
-    for card in by_pk.values():
-        if card.grade is None:
-            card.note = kept.get((card.document_pk, card.start, card.end), "")
+    ungraded = [card for card in by_pk.values() if card.grade is None]
+    kept = kept_notes(screen.query, screen.user) if ungraded and screen.can_label else {}
+    for card in ungraded:
+        card.note = kept.get((card.document_pk, card.start, card.end), "")
     if screen.sees_all:
         others = (
             chunk_labels.visible_to(screen.membership)

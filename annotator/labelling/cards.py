@@ -144,7 +144,8 @@ def chunk_cards(
         )
         for card in cards:
             card.folded = [ids[m] for m in folded.get(card.chunk_pk, [])[1:] if m in ids]
-    cover(screen, cards)
+    # Only an ungraded card shows what covers it (a graded one shows its own grade).
+    cover(screen, [card for card in cards if card.grade is None])
     return cards
 
 

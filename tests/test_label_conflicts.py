@@ -189,3 +189,37 @@ def test_conflict_message_is_translated(two_sessions, personas, corpus):
         )
     assert response.status_code == 409
     assert "另一个会话" in response.content.decode()
+
+
+def document_view(client, corpus) -> str:
+    url = reverse("annotator:label_query_document", args=["acme", corpus["query"].pk])
+    return client.get(url, {"document": corpus["document"].pk}).content.decode()
+
+
+def form_version(html: str, granularity: str) -> str:
+    """The version carried by the first grade form for ``granularity`` on the page."""
+    found = re.search(
+        rf'name="granularity" value="{granularity}">.*?name="version" value="([^"]*)"', html
+    )
+    return found.group(1)
+
+
+@pytest.mark.parametrize("granularity", ["page", "document"])
+def test_document_view_grade_buttons_carry_the_version(two_sessions, corpus, granularity):
+    """The page and whole-document buttons of the document view: before, they carried no
+    version, so a second session's grade silently replaced the first's."""
+    tab_a, tab_b = two_sessions
+    seen = form_version(document_view(tab_a, corpus), granularity)
+    assert seen == NO_LABEL
+    target = {"granularity": granularity, "document": corpus["document"].pk}
+    if granularity == "page":
+        target["page"] = 1
+    tab_b.post(judge_url(corpus), {**target, "grade": 3, "version": seen}, HTTP_HX_REQUEST="true")
+    response = tab_a.post(
+        judge_url(corpus), {**target, "grade": 0, "version": seen}, HTTP_HX_REQUEST="true"
+    )
+    assert "changed in another session to 3" in response.content.decode()
+    assert list(Judgment.objects.values_list("granularity", "grade")) == [(granularity, 3)]
+    assert form_version(document_view(tab_a, corpus), granularity) == _version(
+        Judgment.objects.get()
+    )

@@ -263,11 +263,12 @@ def document_results(screen: Screen, doc_pks: list[int], terms: list[str] = ()) 
         .annotate(head=Substr("text", 1, HEAD_CHARS))
         .values("pk", "doc_id", "title", "head")
     }
-    grades = dict(
-        Judgment.objects.of(screen.query, screen.user)
+    labels = {
+        document: (grade, updated_at)
+        for document, grade, updated_at in Judgment.objects.of(screen.query, screen.user)
         .filter(granularity=Granularity.DOCUMENT, document_id__in=list(docs))
-        .values_list("document_id", "grade")
-    )
+        .values_list("document_id", "grade", "updated_at")
+    }
     results = []
     for pk in doc_pks:
         if pk not in docs:
@@ -280,7 +281,8 @@ def document_results(screen: Screen, doc_pks: list[int], terms: list[str] = ()) 
                 "title": d["title"],
                 "title_pieces": highlight(d["title"], terms),
                 "pieces": highlight(snippet(d["head"] or "", terms), terms),
-                "grade": grades.get(pk),
+                "grade": labels[pk][0] if pk in labels else None,
+                "version": label_version(labels[pk][1] if pk in labels else None),
             }
         )
     return results

@@ -8,6 +8,7 @@ from django.template.response import TemplateResponse
 
 from web.htmx import for_htmx
 
+from ..label_versions import label_version
 from ..models import Chunk, Document, Granularity, Judgment
 from ..originals import page_picture
 from .cards import EvidenceRow, evidence_rows
@@ -84,15 +85,11 @@ def document_context(
             .exclude(annotator=screen.user)
             .order_by("annotator__username", "start")
         )
-    page_grade = next(
-        (
-            j.grade
-            for j in mine
-            if j.granularity == Granularity.PAGE and (j.start, j.end) == (start, end)
-        ),
+    page_label = next(
+        (j for j in mine if j.granularity == Granularity.PAGE and (j.start, j.end) == (start, end)),
         None,
     )
-    document_grade = next((j.grade for j in mine if j.granularity == Granularity.DOCUMENT), None)
+    document_label = next((j for j in mine if j.granularity == Granularity.DOCUMENT), None)
     base = screen.url("label_query_document")
     picture = page_picture(document, page, [m for m in marks if m.start < end and m.end > start])
     return screen.context(
@@ -107,8 +104,12 @@ def document_context(
         segments=render_segments(document.text, start, end, marks, focus),
         evidence=evidence,
         others=others,
-        page_grade=page_grade,
-        document_grade=document_grade,
+        page_grade=page_label.grade if page_label else None,
+        document_grade=document_label.grade if document_label else None,
+        # The versions the page's grade buttons were shown with (a save of an outdated
+        # one is refused and the newer grade shown).
+        page_version=label_version(page_label.updated_at if page_label else None),
+        document_version=label_version(document_label.updated_at if document_label else None),
         prev_url=f"{base}?document={document.pk}&page={page - 1}" if page > 1 else "",
         next_url=f"{base}?document={document.pk}&page={page + 1}" if page < len(spans) else "",
     )

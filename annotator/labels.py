@@ -218,20 +218,25 @@ def keep_note(*, query: Query, annotator, evidence: Evidence, text: str) -> Labe
     """Keep a note on evidence: on the label if the annotator graded it (a logged change),
     else until its first grade, which then carries it (an empty text drops the kept note).
     Returns the label change, or None when the note was kept without a label."""
-    judgment = _current(query, annotator, evidence)
-    if judgment is not None:
-        return change_label(
-            query=query, annotator=annotator, evidence=evidence, grade=judgment.grade, note=text
+    with transaction.atomic():  # the label is read for update, as every writer reads it
+        judgment = _current(query, annotator, evidence)
+        if judgment is not None:
+            return change_label(
+                query=query,
+                annotator=annotator,
+                evidence=evidence,
+                grade=judgment.grade,
+                note=text,
+            )
+        if not text.strip():
+            _kept(query, annotator, evidence).delete()
+            return None
+        KeptNote.objects.update_or_create(
+            query=query,
+            annotator=annotator,
+            **evidence.span_fields(),
+            defaults={"text": text, "chunk": evidence.chunk},
         )
-    if not text.strip():
-        _kept(query, annotator, evidence).delete()
-        return None
-    KeptNote.objects.update_or_create(
-        query=query,
-        annotator=annotator,
-        **evidence.span_fields(),
-        defaults={"text": text, "chunk": evidence.chunk},
-    )
     return None
 
 

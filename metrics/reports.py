@@ -160,7 +160,17 @@ def tag_breakdown(rows: list[dict], setting: EvaluationSetting) -> dict:
                 )
             )
         measures.append({"label": label, "rows": table})
-    return {"tags": tags, "measures": measures}
+    # A tag none of whose queries has gold would be a column of dashes: left out.
+    keep = [
+        i
+        for i in range(len(tags))
+        if any(values[i] is not None for m in measures for _run, values in m["rows"])
+    ]
+    if not keep:
+        return {"tags": [], "measures": []}
+    for measure in measures:
+        measure["rows"] = [(run, [values[i] for i in keep]) for run, values in measure["rows"]]
+    return {"tags": [tags[i] for i in keep], "measures": measures}
 
 
 def per_query(run: Run, setting: EvaluationSetting) -> tuple[RunScores, list[dict]]:

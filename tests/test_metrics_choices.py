@@ -105,6 +105,16 @@ def test_tag_breakdown_means_over_tagged_queries(login, personas, bench):
     assert b'id="tag-breakdown"' in page.content
 
 
+def test_a_tag_without_judged_queries_gets_no_column(login, personas, bench):
+    """Before, a tag whose queries had no gold showed a column of dashes for every run."""
+    from annotator.models import Query
+
+    Query.objects.create(project=bench["project"], qid="unjudged", text="x", tags=["lonely"])
+    page = login(personas["viewer"]).get(url("dashboard", level="halves", measure="P@k"))
+    assert page.context["tag_breakdown"]["tags"] == ["even", "odd"]
+    assert b"lonely" not in page.content
+
+
 @given(
     st.floats(-5, 5, allow_nan=False),
     st.floats(0.0001, 10, allow_nan=False),

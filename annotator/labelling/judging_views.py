@@ -58,8 +58,6 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
     if not form.is_valid():
         return bad_request(form)
     data = form.cleaned_data
-    if data["action"] == "keep":
-        return _keep(request, screen, data)
     try:
         change, message = _change(screen, data)
     except EvidenceError as error:
@@ -76,34 +74,6 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
     if change.history is not None:
         undone = data["history"] if data["action"] == "undo" else None
         trigger_client_event(response, LABELS_CHANGED, changed_event(change, undone=undone))
-    return response
-
-
-def _keep(request: HttpRequest, screen: Screen, data: dict) -> HttpResponse:
-    """A note on a card not graded yet, kept until its first grade (on a graded card, the
-    note goes on the label as a logged change)."""
-    try:
-        evidence = evidence_named(query=screen.query, annotator=screen.user, data=data)
-    except EvidenceError as error:
-        if error.status == 404:
-            raise Http404(str(error)) from None
-        return text_error(str(error), error.status)
-    change = keep_note(
-        query=screen.query, annotator=screen.user, evidence=evidence, text=data["note"]
-    )
-    if not request.htmx:
-        return redirect(screen.safe_next(screen.url("label_query")))
-    if change is not None:
-        message = _("Note saved.")
-    elif data["note"].strip():
-        message = _("Note kept: it is saved with this card's next grade.")
-    else:
-        message = _("Note removed.")
-    answer = _answer(screen, data, change or LabelChange(evidence, None, None))
-    context = screen.context(message=message, oob=True, **answer)
-    response = TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
-    if change is not None and change.history is not None:
-        trigger_client_event(response, LABELS_CHANGED, changed_event(change))
     return response
 
 
@@ -146,6 +116,17 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
             raise EvidenceError("No such change", 404)
         return change, _("Undone.") if change.history is not None else _("Nothing to undo.")
     evidence = evidence_named(query=query, annotator=user, data=data)
+    if data["action"] == "keep":
+        # A note on evidence not graded yet is kept until its first grade; on a graded
+        # one it goes on the label as a logged change.
+        kept = keep_note(query=query, annotator=user, evidence=evidence, text=data["note"])
+        if kept is not None:
+            return kept, _("Note saved.")
+        if data["note"].strip():
+            return LabelChange(evidence, None, None), _(
+                "Note kept: it is saved with this card's next grade."
+            )
+        return LabelChange(evidence, None, None), _("Note removed.")
     version = data.get("version") or None
     if data["action"] == "delete":
         change = change_label(

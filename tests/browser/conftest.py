@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -34,23 +35,62 @@ def browser():
         browser.close()
 
 
+FAILURES = Path(__file__).resolve().parents[2] / "build" / "browser-failures"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test, so that the page fixture knows it failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def page(browser):
+def page(browser, request):
     """A fresh page; the test fails if the Content-Security-Policy blocked anything on it
-    (an inline script, style or handler, or code htmx would have to evaluate)."""
+    (an inline script, style or handler, or code htmx would have to evaluate).
+
+    When the test fails, what the page last showed, its console and every request it made
+    are written to ``build/browser-failures/`` and printed, so that a failure seen once
+    (in CI, say) can be read afterwards."""
     context = browser.new_context(locale="en-US")
     page = context.new_page()
     page.set_default_timeout(15000)
     blocked: list[str] = []
+    trail: list[str] = []
     page.on(
         "console",
         lambda message: (
             blocked.append(message.text) if "Content Security Policy" in message.text else None
         ),
     )
+    page.on("console", lambda message: trail.append(f"console {message.type}: {message.text}"))
+    page.on("request", lambda r: trail.append(f"request {r.method} {r.url}"))
+    page.on("response", lambda r: trail.append(f"response {r.status} {r.request.method} {r.url}"))
+    page.on("requestfailed", lambda r: trail.append(f"failed {r.method} {r.url} {r.failure}"))
+    page.on(
+        "framenavigated",
+        lambda f: trail.append(f"navigated {f.url}") if f == page.main_frame else None,
+    )
     yield page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        _keep_failure(request.node.name, page, trail)
     context.close()
     assert blocked == [], blocked
+
+
+def _keep_failure(name: str, page, trail: list[str]) -> None:
+    """Write the failed test's screenshot and trail under build/browser-failures/."""
+    FAILURES.mkdir(parents=True, exist_ok=True)
+    try:
+        page.screenshot(path=str(FAILURES / f"{name}.png"), full_page=True)
+        trail.append(f"last url {page.url}")
+    except Exception as error:  # the page may be gone; the trail still helps
+        trail.append(f"no screenshot: {error}")
+    (FAILURES / f"{name}.txt").write_text("\n".join(trail) + "\n", encoding="utf-8")
+    print(f"\n--- browser trail of {name} ---\n" + "\n".join(trail[-80:]))
 
 
 def log_in(page, live_server, username: str, password: str) -> None:

@@ -77,6 +77,7 @@ def child(folder: str) -> None:
         Role,
     )
     from metrics.models import Run
+    from metrics.tasks import write_own_index
 
     rng = np.random.default_rng(3)
     User = get_user_model()
@@ -144,6 +145,7 @@ def child(folder: str) -> None:
         items = np.concatenate([rng.choice(chunk_pks, RESULTS, replace=False) for _ in queries])
         run.set_results(q, items, rng.random(q.size))
         run.save()
+        write_own_index(run.pk)  # what the worker does after an import
     # The 1,000,000-line file for the import benchmark.
     with open(Path(folder) / "run.trec", "w") as handle:
         for i in range(N_QUERIES):
@@ -201,6 +203,7 @@ def _grow_to_thirty_runs(project, queries, documents, rng) -> None:
 
     from annotator.models import Chunk, Chunking
     from metrics.models import Run
+    from metrics.tasks import write_own_index
 
     thirds = Chunking.objects.create(project=project, name="c3")
     Chunk.objects.bulk_create(
@@ -236,6 +239,7 @@ def _grow_to_thirty_runs(project, queries, documents, rng) -> None:
             chosen = np.concatenate([rng.choice(items, RESULTS, replace=False) for _ in queries])
             run.set_results(q, chosen, rng.random(q.size))
             run.save()
+            write_own_index(run.pk)  # what the worker does after an import
     archived = [f"run{i}" for i in range(4)] + [f"thirds{i}" for i in range(3)]
     archived += [f"docs{i}" for i in range(3)]
     Run.objects.filter(project=project, name__in=archived).update(archived_at=timezone.now())

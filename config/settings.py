@@ -230,6 +230,9 @@ MEDIA_ROOT = DATA_DIR / "uploads"
 ASSAY_MAX_UPLOAD_BYTES = env_int("ASSAY_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, minimum=1)
 # Per-process cache of ranked, indexed runs for the dashboards and the labelling pool.
 ASSAY_RUN_CACHE_BYTES = env_int("ASSAY_RUN_CACHE_MB", 512) * 1024**2
+# Each run's index at its own level, kept as a file so that a fresh process reads it
+# instead of building it (metrics.run_indexes); derived data, safe to delete.
+ASSAY_RUN_INDEX_DIR = Path(os.environ.get("ASSAY_RUN_INDEX_DIR", DATA_DIR / "run-index"))
 # Document files (PDF, DOCX, HTML, Markdown, text): what extracting one file may take.
 ASSAY_MAX_PAGES = env_int("ASSAY_MAX_PAGES", 5000, minimum=1)
 ASSAY_MAX_DOCUMENT_CHARS = env_int("ASSAY_MAX_DOCUMENT_CHARS", 20_000_000, minimum=1)

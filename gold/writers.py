@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
-from openpyxl import Workbook
-
 from numerics.id_order import natural_key
 from web.spreadsheets import append, header
 
@@ -75,6 +73,8 @@ def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:
     """Sheets: about, queries, evidence, grades (one row per judged unit), agreement (the
     agreement of the set's annotators at the export's level). Queries in natural order
     (2 before 10), header rows frozen, columns sized."""
+    from openpyxl import Workbook  # imported when needed: see web.spreadsheets
+
     book = Workbook(write_only=True)
     about = book.create_sheet("about")
     header(about, ["gold set", export.name], [22, 80])

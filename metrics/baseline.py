@@ -9,6 +9,7 @@ from annotator.models import Chunk, Chunking, Project
 from numerics.bm25 import build_index, search
 
 from .models import Run, RunLevel
+from .tasks import index_after_import
 
 BM25_PARAMETERS = {"model": "bm25", "k1": 1.2, "b": 0.75, "tokens": "words + Han uni/bigrams"}
 
@@ -61,4 +62,5 @@ def bm25_run(
         )
         run.set_results(query_pk[q_index], item_pk[d_index], scores)
         run.save()
+        index_after_import(run)
     return run

@@ -28,7 +28,7 @@ from gold.units import (
     units_for_level,
 )
 from numerics.mapping import MappingPolicy
-from numerics.measures import RunIndex, evaluate_index, index_run
+from numerics.measures import RunIndex, evaluate_index
 from numerics.significance import bootstrap_cis
 
 from . import score_cache
@@ -39,10 +39,10 @@ from .rankings import (
     cache,
     can_evaluate,
     lookup,
-    ranked_run,
     run_version,
     unit_codes,
 )
+from .run_indexes import run_index
 
 __all__ = ["LevelMismatch", "can_evaluate", "lookup"]  # where the views meet them
 
@@ -112,16 +112,9 @@ class Gold:
 
 
 def indexed_run(run: Run, gold: Gold) -> RunIndex:
-    """The run at the gold's level, indexed by (query pk, unit code); cached."""
-    key = ("index", run.pk, run.n_results, run.created_at, gold.units.fingerprint)
-
-    def compute() -> RunIndex:
-        ranked = ranked_run(run, gold.units)
-        return index_run(
-            ranked.row_query, gold.code[ranked.item], ranked.score, n_items=gold.code.size
-        )
-
-    return cache.get(key, compute)
+    """The run at the gold's level, indexed by (query pk, unit code); cached per process
+    and in a file (``metrics.run_indexes``)."""
+    return run_index(run, gold.units)
 
 
 def load_gold(

@@ -229,10 +229,11 @@ def ranked_run(run: Run, units: Units) -> RankedRun:
     """
     if not can_evaluate(run, units.level):
         raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
-    return cache.get(("ranked", *run_version(run), units.fingerprint), lambda: _rank(run, units))
+    return cache.get(("ranked", *run_version(run), units.fingerprint), lambda: rank_at(run, units))
 
 
-def _rank(run: Run, units: Units) -> RankedRun:
+def rank_at(run: Run, units: Units) -> RankedRun:
+    """``ranked_run`` computed, not cached (the level is checked by the caller)."""
     query, item, score = run.get_results()
     if run.level == RunLevel.DOCUMENT or run.chunking.name == units.level:
         position, known = lookup(units.pk, item)  # units are ordered by pk

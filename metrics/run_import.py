@@ -26,6 +26,7 @@ from formats.arrays import RUN_FORMATS
 
 from .models import Run, RunLevel
 from .run_rows import RunRows, read_rows
+from .tasks import index_after_import
 
 FORMATS = RUN_FORMATS
 
@@ -102,6 +103,7 @@ def import_run(
             query, item, score = query[known], item[known], score[known]
         run.set_results(query, item, score)
         run.save()
+        index_after_import(run)
     return run
 
 

@@ -20,12 +20,11 @@ from annotator.access import get_project_for_user
 from annotator.models import Role
 from web.errors import answers_bad_parameters
 
-from . import charts
+from . import charts, run_indexes
 from .access import get_run_for_user
 from .evaluation import evaluate_run
 from .forms import RunEditForm, dashboard_form
 from .models import Run
-from .rankings import forget_run
 
 
 @login_required
@@ -85,7 +84,7 @@ def run_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         if request.POST.get("confirm", "").strip() != run.name:
             return HttpResponseBadRequest(_("Type the run's name to delete it."))
         run.delete()
-        forget_run(pk)
+        run_indexes.forget(pk)
         return redirect(reverse("metrics:runs", args=[slug]))
     context = {"project": project, "membership": membership, "run": run}
     return TemplateResponse(request, "metrics/run_delete.html", context)

@@ -34,6 +34,17 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def run_index_dir(tmp_path_factory):
+    """Run index files (``metrics.run_indexes``) go to the session's own folder."""
+    from django.test import override_settings
+
+    override = override_settings(ASSAY_RUN_INDEX_DIR=tmp_path_factory.mktemp("run-index"))
+    override.enable()
+    yield
+    override.disable()
+
+
 def make_user(username: str):
     return get_user_model().objects.create_user(username=username, password=PASSWORD)
 

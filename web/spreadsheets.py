@@ -14,17 +14,18 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.styles import Font
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+# openpyxl is imported where a workbook is written: importing it takes 0.2-0.3 s, which
+# every process's first request paid through the URLconf.
+if TYPE_CHECKING:
+    from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 
 def text_row(sheet: WriteOnlyWorksheet, values: Iterable) -> list:
     """Cells for a write-only sheet; strings are forced to the string type."""
+    from openpyxl.cell import WriteOnlyCell
+
     cells = []
     for value in values:
         if isinstance(value, str):
@@ -38,6 +39,8 @@ def text_row(sheet: WriteOnlyWorksheet, values: Iterable) -> list:
 
 def clean_text(value: str) -> str:
     """Text a spreadsheet can hold: control characters become U+FFFD."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
     return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
 
 
@@ -49,6 +52,9 @@ def header(sheet: WriteOnlyWorksheet, values: Iterable, widths: Iterable[float] 
     """A write-only sheet's first row: bold and frozen (it stays in view when scrolling),
     with column widths in characters. Call it before any other row: a write-only sheet
     writes its layout with the first row."""
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
     for index, width in enumerate(widths, start=1):
         sheet.column_dimensions[get_column_letter(index)].width = width
     sheet.freeze_panes = "A2"
@@ -75,6 +81,8 @@ def csv_text(header: Iterable, rows: Iterable[Iterable]) -> str:
 
 def xlsx_bytes(sheets: dict[str, tuple[Iterable, Iterable[Iterable]]]) -> bytes:
     """An .xlsx workbook with one sheet per entry {name: (header, rows)}; text stays text."""
+    from openpyxl import Workbook
+
     book = Workbook(write_only=True)
     for name, (header, rows) in sheets.items():
         sheet = book.create_sheet(name)

@@ -1,0 +1,186 @@
+"""A run's index at a level, kept per process and in a file that the next process reads.
+
+Building a run's index (its results read and inflated, lifted to the level's units,
+ranked and its (query, unit) keys sorted) is the costly part of a dashboard's first
+render in a fresh process: 50–100 ms per run of 500,000 results. Runs never change once
+imported and units are named by their fingerprint, so the index is written once to
+``ASSAY_RUN_INDEX_DIR`` (uncompressed ``.npy`` arrays, replaced atomically) and read
+back in a few milliseconds. The worker writes each run's file at its own level right
+after the import (``metrics.tasks``); any process writes the file of an index it had to
+build. A file that cannot be read, or does not fit the run and its units, is built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.db import connection
+
+from gold.units import Units
+from numerics.id_order import byte_order_codes
+from numerics.measures import RunIndex, index_run
+
+from .models import Run
+from .rankings import (
+    LevelMismatch,
+    cache,
+    can_evaluate,
+    forget_run,
+    rank_at,
+    ranked_run,
+    unit_codes,
+)
+
+log = logging.getLogger(__name__)
+
+FIELDS = ("query", "start", "count", "sorted_key", "row_of_key")
+
+
+def run_index(run: Run, units: Units) -> RunIndex:
+    """The run at the units' level, indexed by (query pk, unit code): from the process's
+    cache, else from its file, else built (and its file written)."""
+    key = ("index", run.pk, run.n_results, run.created_at, units.fingerprint)
+    return cache.get(key, lambda: _read_or_build(run, units))
+
+
+def keep_file(run: Run, units: Units) -> None:
+    """Write the run's index file at these units unless it is there: what the worker does
+    after an import (nothing is kept in the process's own cache)."""
+    path = index_path(run, units)
+    if not path.exists():
+        write(path, build(run, units, cached=False))
+
+
+def build(run: Run, units: Units, *, cached: bool = True) -> RunIndex:
+    """The index computed from the stored run; ``cached``: the ranked run and the unit
+    codes come from (and go to) the process's cache."""
+    if cached:
+        ranked, code = ranked_run(run, units), unit_codes(units)
+    else:
+        if not can_evaluate(run, units.level):
+            raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
+        ranked, code = rank_at(run, units), byte_order_codes(units.ids)
+    return index_run(ranked.row_query, code[ranked.item], ranked.score, n_items=code.size)
+
+
+def _read_or_build(run: Run, units: Units) -> RunIndex:
+    path = index_path(run, units)
+    index = read(path, n_items=len(units.ids))
+    if index is None:
+        index = build(run, units)
+        write(path, index)
+    return index
+
+
+def index_path(run: Run, units: Units) -> Path:
+    """The file of the run's index at these units. The name holds what identifies the
+    index: the database, the run (pk, result count, creation time to the microsecond) and
+    the units' fingerprint (their level, ids, pks and spans)."""
+    created = int(run.created_at.timestamp() * 1_000_000)
+    name = f"{_run_prefix(run.pk)}{run.n_results}-{created}-{units.fingerprint}.npy"
+    return Path(settings.ASSAY_RUN_INDEX_DIR) / name
+
+
+def _run_prefix(run_pk: int) -> str:
+    return f"{_database_key()}-{run_pk}-"
+
+
+def _database_key() -> str:
+    """Short name of the database in use (two databases may hold runs with equal pks)."""
+    config = connection.settings_dict
+    identity = "\0".join(str(config.get(k, "")) for k in ("ENGINE", "HOST", "PORT", "NAME"))
+    return hashlib.blake2b(identity.encode(), digest_size=6).hexdigest()
+
+
+def read(path: Path, *, n_items: int) -> RunIndex | None:
+    """The index kept in ``path``; None when there is none or it does not hold together."""
+    try:
+        with open(path, "rb") as handle:
+            arrays = [np.load(handle, allow_pickle=False) for _ in range(len(FIELDS) + 1)]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, EOFError) as error:
+        log.warning("run index %s unreadable (%s): building it again", path.name, error)
+        return None
+    *fields, kept_items = arrays
+    index = RunIndex(*fields, n_items=int(kept_items))
+    if not _holds_together(index, n_items):
+        log.warning("run index %s does not fit its run: building it again", path.name)
+        return None
+    return index
+
+
+def _holds_together(index: RunIndex, n_items: int) -> bool:
+    """Cheap checks that the arrays are the index of a run over ``n_items`` units."""
+    n_queries, n_rows = index.query.size, index.sorted_key.size
+    return (
+        index.n_items == n_items
+        and index.start.size == n_queries
+        and index.count.size == n_queries
+        and index.row_of_key.size == n_rows
+        and int(index.count.sum()) == n_rows
+        and all(getattr(index, f).dtype.kind in "iu" for f in FIELDS)
+    )
+
+
+def write(path: Path, index: RunIndex) -> None:
+    """Keep ``index`` in ``path`` (written aside, then renamed: readers never see half a
+    file). A file that cannot be written is logged and skipped: it is only a cache."""
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            dir=path.parent, prefix=".", suffix=".part", delete=False
+        ) as handle:
+            temporary = Path(handle.name)
+            for name in FIELDS:
+                np.save(handle, getattr(index, name), allow_pickle=False)
+            np.save(handle, np.int64(index.n_items), allow_pickle=False)
+        os.replace(temporary, path)
+    except OSError as error:
+        log.warning("run index %s not kept: %s", path.name, error)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+
+
+def forget(run_pk: int) -> None:
+    """Free what is kept for a deleted run: its cached arrays and its index files."""
+    forget_run(run_pk)
+    folder = Path(settings.ASSAY_RUN_INDEX_DIR)
+    if folder.is_dir():
+        for path in folder.glob(f"{_run_prefix(run_pk)}*.npy"):
+            path.unlink(missing_ok=True)
+
+
+def prune() -> int:
+    """Delete this database's index files of runs that no longer exist (deleted with their
+    project or chunking, or replaced by a new import); how many were deleted."""
+    folder = Path(settings.ASSAY_RUN_INDEX_DIR)
+    if not folder.is_dir():
+        return 0
+    database = _database_key()
+    kept: dict[int, list[Path]] = {}
+    for path in folder.glob(f"{database}-*.npy"):
+        parts = path.name.split("-")
+        if len(parts) == 5 and parts[1].isdigit():
+            kept.setdefault(int(parts[1]), []).append(path)
+    alive = {
+        (pk, f"{n}-{int(created.timestamp() * 1_000_000)}")
+        for pk, n, created in Run.objects.filter(pk__in=list(kept)).values_list(
+            "pk", "n_results", "created_at"
+        )
+    }
+    removed = 0
+    for pk, paths in kept.items():
+        for path in paths:
+            _db, _pk, n_results, created, _units = path.name.split("-")
+            if (pk, f"{n_results}-{created}") not in alive:
+                path.unlink(missing_ok=True)
+                removed += 1
+    return removed

@@ -1,0 +1,36 @@
+"""Background work on runs: each imported run's index file written at its own units."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django_tasks import task
+
+from gold.units import units_for_level
+
+from . import run_indexes
+from .evaluation import own_level
+from .models import Run
+
+
+def index_after_import(run: Run) -> None:
+    """Queue the writing of the run's index file once the import's transaction commits,
+    so that the first dashboard of any process reads the index instead of building it."""
+    pk = run.pk
+    transaction.on_commit(lambda: index_imported_run.enqueue(pk))
+
+
+@task()
+def index_imported_run(run_pk: int) -> None:
+    write_own_index(run_pk)
+
+
+def write_own_index(run_pk: int) -> bool:
+    """Write the run's index file at its own units (its chunking's chunks, or documents)
+    and delete the files of runs that are gone; False when the run no longer exists."""
+    run = Run.objects.without_results().select_related("project", "chunking").filter(pk=run_pk)
+    run = run.first()
+    if run is None:
+        return False
+    run_indexes.keep_file(run, units_for_level(run.project, own_level(run)))
+    run_indexes.prune()
+    return True

@@ -9,6 +9,7 @@ from django.urls import reverse
 from annotator import pool
 from annotator.models import Chunk, Chunking, Document, Query
 from annotator.search import highlight, query_terms, search, split_terms
+from annotator.templatetags.search_hits import marked
 from metrics.models import Run
 
 pytestmark = pytest.mark.django_db
@@ -303,3 +304,11 @@ def test_chinese_questions_fall_back_to_two_character_pieces(library):
     assert library["chunks"]["zh1"].pk in pool.candidate_chunk_ids(query, 10)
     # A question with good three-character matches keeps them first.
     assert found(library, "违约方的责任是什么", any_term=True)[0] == "zh2"
+
+
+def test_search_hits_are_marked_and_every_piece_escaped():
+    pieces = highlight("<b>Wing</b> & wings, owing: a wing.", ["wing"])
+    html = marked(pieces)
+    assert html == "&lt;b&gt;<mark>Wing</mark>&lt;/b&gt; &amp; wings, owing: a <mark>wing</mark>."
+    evil = marked([("<script>", True), ("</mark><i>", False)])
+    assert evil == "<mark>&lt;script&gt;</mark>&lt;/mark&gt;&lt;i&gt;"

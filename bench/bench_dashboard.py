@@ -308,6 +308,19 @@ def own_child(folder: str, *, first_only: bool = False) -> None:
     )
 
 
+def _figures_of(code: str, env: dict) -> dict:
+    """Run ``python -c code`` in its own process; the JSON object it prints last."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         env = _env(folder)
@@ -320,51 +333,21 @@ def main() -> None:
             env=env,
             check=True,
         )
+        env = {**env, "DJANGO_SETTINGS_MODULE": "config.settings"}
         started = time.perf_counter()
-        output = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                f"import sys; sys.argv=['x']; from bench.bench_dashboard import child; "
-                f"child({folder!r})",
-            ],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
-            check=True,
-            stdout=subprocess.PIPE,
-            text=True,
+        figures = _figures_of(
+            "import sys; sys.argv=['x']; from bench.bench_dashboard import child; "
+            f"child({folder!r})",
+            env,
         )
         generated = time.perf_counter() - started
-        figures = json.loads(output.stdout.strip().splitlines()[-1])
-        own = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "from bench.bench_dashboard import own_child; own_child('')",
-            ],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
-            check=True,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        own_figures = json.loads(own.stdout.strip().splitlines()[-1])
+        own_figures = _figures_of("from bench.bench_dashboard import own_child; own_child('')", env)
         # The same first render when no run has its index file yet (no worker ran after
         # the imports): every index is built in the request, and its file written.
         shutil.rmtree(Path(folder) / "run-index")
-        cold = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "from bench.bench_dashboard import own_child; own_child('', first_only=True)",
-            ],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
-            check=True,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        own_figures["cold"] = json.loads(cold.stdout.strip().splitlines()[-1])["first"]
+        own_figures["cold"] = _figures_of(
+            "from bench.bench_dashboard import own_child; own_child('', first_only=True)", env
+        )["first"]
         script = (
             "import resource, time, django; django.setup(); "
             "from django.core.management import call_command; t = time.perf_counter(); "

@@ -116,6 +116,15 @@ def test_render_segments_escapes_and_marks():
     assert "focus" not in str(render_segments("abcdef", 0, 3, [], focus=(4, 6)))
 
 
+def test_a_segment_under_several_labels_shows_the_best_grade_and_every_label():
+    html = str(render_segments("abcdef", 0, 6, [Mark(0, 6, 3, 7), Mark(2, 4, 2, 8)]))
+    assert html == (
+        '<span class="seg hl g3" data-start="0" data-judgments="7">ab</span>'
+        '<span class="seg hl g3" data-start="2" data-judgments="7 8">cd</span>'
+        '<span class="seg hl g3" data-start="4" data-judgments="7">ef</span>'
+    )
+
+
 def test_view_spans():
     assert view_spans("abc", [0, 1]) == [(0, 1), (1, 3)]
     assert view_spans("", []) == [(0, 0)]

@@ -166,14 +166,26 @@ def test_keyboard_grading_mouse_passage_reload_and_blindness(
     page.wait_for_selector("#passage-form:not([hidden])")
     assert page.locator("#passage-form .selection-preview").inner_text() == PASSAGE
     page.keyboard.press("2")
-    # A chunk graded 2 above may already be highlighted here (the pool order is a
-    # per-annotator shuffle), so wait for the passage's own label rather than any g2 mark.
     passage = wait_for_passage(page)
     start = ZH_TEXT.index(PASSAGE)
     assert (passage.start, passage.end, passage.grade) == (start, start + len(PASSAGE), 2)
-    marks = page.locator(f'#doc-page-text .hl.g2[data-judgments~="{passage.pk}"]')
+    marks = page.locator(f'#doc-page-text .hl[data-judgments~="{passage.pk}"]')
     marks.first.wait_for()
     assert "".join(marks.all_inner_texts()) == PASSAGE
+    # Each segment shows the best grade of the labels covering it: the passage's 2, or
+    # the grade given above to the chunk holding it, if higher. Which chunk got which
+    # grade follows the pool's shuffle, keyed by pks; PostgreSQL's pks (and SQLite's,
+    # after other tests) differ from run to run, and when the holder was graded 3 this
+    # test used to wait for a g2 mark that never came.
+    holder = Judgment.objects.filter(
+        granularity="chunk",
+        annotator=personas["annotator"],
+        document=labelling["zh"],
+        start__lte=start,
+        end__gte=start + len(PASSAGE),
+    ).first()
+    best = max(2, holder.grade if holder else 0)
+    assert all(f"g{best}" in m.get_attribute("class").split() for m in marks.all())
 
     # Reload: all four labels are there.
     page.goto(label_url(live_server, query))

@@ -106,7 +106,7 @@ def test_each_piece_once_and_a_passage_covers_candidates_live(
     # The screen's covering candidate switches to judged and the counter moves, live.
     first = "#candidates .candidate[data-start='0']"
     page.wait_for_selector(f"{first}.judged[data-covered-grade='2']")
-    page.wait_for_function("document.getElementById('n-judged').innerText === '1'")
+    page.wait_for_function("() => document.getElementById('n-judged').innerText === '1'")
     assert "by passage" in page.locator(f"{first} .cand-grade").inner_text()
     assert page.locator("#candidates .candidate.judged").count() == 1
     assert page.evaluate("window.notReloaded") is True

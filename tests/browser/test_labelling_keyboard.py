@@ -103,3 +103,30 @@ def test_card_numbers_stay_right_after_grading(page, live_server, labelling):  #
     wait_graded(page, 2)
     settled(page)
     assert numbers(page) == before
+
+
+def test_a_digit_pressed_as_search_results_arrive_grades_in_place(page, live_server, labelling):  # noqa: F811
+    """A key pressed in the instant after results are swapped in grades through htmx.
+    With htmx's default 20 ms settle delay the new forms were not wired yet: the grade
+    was posted as a plain form and the whole page reloaded."""
+    log_in(page, live_server, "anna", PASSWORD)
+    page.goto(label_url(live_server, labelling["query"]))
+    page.wait_for_selector("#candidates .candidate.is-current")
+    navigations = []
+    page.on("framenavigated", lambda frame: navigations.append(frame.url))
+    # The fastest typist: "0" the moment the results are on screen (next task).
+    page.evaluate(
+        """() => document.addEventListener("htmx:afterSwap", (event) => {
+            if (event.detail.target.id !== "search-results") return;
+            setTimeout(() => document.dispatchEvent(
+                new KeyboardEvent("keydown", {key: "0", bubbles: true})), 0);
+        })"""
+    )
+    page.keyboard.press("/")
+    page.keyboard.type("Thrust")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-results .candidate.graded[data-grade='0']")
+    settled(page)
+    found = Chunk.objects.get(chunk_id="en#2")
+    assert Judgment.objects.get(chunk=found).grade == 0
+    assert navigations == []  # graded in place: no plain form post, no reload

@@ -7,15 +7,15 @@ they need no CSRF token) and apply the same role checks as the pages.
 from __future__ import annotations
 
 import functools
-import json
 import tempfile
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -26,6 +26,7 @@ from gold.export import FORMATS, build_export, render_export
 from gold.forms import ExportForm
 from gold.models import GoldSet
 from gold.units import levels
+from metrics.forms import RunUploadForm
 from metrics.models import Run
 from metrics.run_import import import_run
 
@@ -60,10 +61,14 @@ def tokens(request):
     created = None
     if request.method == "POST":
         if request.POST.get("action") == "revoke":
-            token = get_object_or_404(ApiToken, pk=request.POST.get("token"), user=request.user)
-            token.revoke()
+            pk = request.POST.get("token", "")
+            if not pk.isdigit():
+                raise Http404("No such token")
+            get_object_or_404(ApiToken, pk=int(pk), user=request.user).revoke()
         else:
             name = request.POST.get("name", "").strip()[:100] or "pipeline"
+            if "\x00" in name:
+                return HttpResponseBadRequest(_("Null characters are not allowed."))
             _row, created = ApiToken.create_for(request.user, name)
     return render(
         request,
@@ -83,22 +88,20 @@ def upload_run(request, slug: str):
     (comma-separated) and ``series`` (the pipeline whose build this is)."""
     project, _membership = get_project_for_user(request, slug, Role.OWNER)
     uploaded = request.FILES.get("file")
-    name = request.POST.get("name", "").strip()
-    if uploaded is None or not name:
+    if uploaded is None or not request.POST.get("name", "").strip():
         return JsonResponse({"error": "send a file and a name"}, status=400)
     if uploaded.size > settings.ASSAY_MAX_UPLOAD_BYTES:
         return JsonResponse({"error": "the file is over the size limit"}, status=400)
+    form = RunUploadForm(request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        return JsonResponse({"error": f"{field}: {errors[0]}"}, status=400)
+    data = form.cleaned_data
     chunking = None
-    if request.POST.get("chunking"):
-        chunking = project.chunkings.filter(name=request.POST["chunking"]).first()
+    if data["chunking"]:
+        chunking = project.chunkings.filter(name=data["chunking"]).first()
         if chunking is None:
             return JsonResponse({"error": "no such chunking"}, status=400)
-    try:
-        parameters = json.loads(request.POST.get("parameters") or "{}")
-    except json.JSONDecodeError:
-        return JsonResponse({"error": "parameters must be a JSON object"}, status=400)
-    if not isinstance(parameters, dict):
-        return JsonResponse({"error": "parameters must be a JSON object"}, status=400)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(uploaded.name).name
         with path.open("wb") as handle:
@@ -108,19 +111,17 @@ def upload_run(request, slug: str):
             run = import_run(
                 project,
                 path,
-                name=name,
+                name=data["name"],
                 chunking=chunking,
-                parameters=parameters,
-                keep_known=request.POST.get("keep_known") == "true",
-                replace=request.POST.get("replace") == "true",
+                parameters=data["parameters"],
+                keep_known=data["keep_known"],
+                replace=data["replace"],
                 created_by=request.user,
             )
         except FileRejected as failure:
             return JsonResponse({"error": "nothing imported", "lines": failure.errors}, status=400)
-    tags = [t.strip() for t in request.POST.get("tags", "").split(",") if t.strip()]
-    series = request.POST.get("series", "").strip()[:200]
-    if tags or series:
-        Run.objects.filter(pk=run.pk).update(tags=list(dict.fromkeys(tags)), series=series)
+    if data["tags"] or data["series"]:
+        Run.objects.filter(pk=run.pk).update(tags=data["tags"], series=data["series"])
     return JsonResponse(
         {
             "id": run.pk,

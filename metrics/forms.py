@@ -220,23 +220,31 @@ class MetricsExportForm(DashboardForm):
         return self.cleaned_data["format"] or "csv"
 
 
-class RunEditForm(forms.Form):
-    """What an owner may change on a run: its name, parameters, tags and series."""
+def _holds_null(value) -> bool:
+    """Whether a NUL character is in any string (key or value) of parsed JSON."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_null(k) or _holds_null(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_null(v) for v in value)
+    return False
+
+
+class RunFieldsForm(forms.Form):
+    """A run's name, parameters, tags and series, as the edit page and the API take them.
+    Text fields refuse NUL characters (a CharField's own check); so do the parameters'
+    strings, which PostgreSQL's JSON type cannot store."""
 
     name = forms.CharField(max_length=200)
     parameters = forms.CharField(required=False, max_length=10_000, widget=forms.Textarea)
     tags = forms.CharField(required=False, max_length=1000)
     series = forms.CharField(required=False, max_length=200)
 
-    def __init__(self, data, *, run):
-        super().__init__(data)
-        self.run = run
-
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
-        taken = self.run.project.runs.filter(name=name).exclude(pk=self.run.pk).exists()
-        if not name or taken:
-            raise forms.ValidationError(_("Another run of this project has that name."))
+        if not name:
+            raise forms.ValidationError(_("Give the run a name."))
         return name
 
     def clean_parameters(self) -> dict:
@@ -249,6 +257,8 @@ class RunEditForm(forms.Form):
             raise forms.ValidationError(_("Parameters must be a JSON object.")) from None
         if not isinstance(value, dict):
             raise forms.ValidationError(_("Parameters must be a JSON object."))
+        if _holds_null(value):
+            raise forms.ValidationError(_("Null characters are not allowed."))
         return value
 
     def clean_tags(self) -> list[str]:
@@ -257,3 +267,32 @@ class RunEditForm(forms.Form):
 
     def clean_series(self) -> str:
         return (self.cleaned_data["series"] or "").strip()
+
+
+class RunEditForm(RunFieldsForm):
+    """What an owner may change on a run: its name, parameters, tags and series."""
+
+    def __init__(self, data, *, run):
+        super().__init__(data)
+        self.run = run
+
+    def clean_name(self) -> str:
+        name = super().clean_name()
+        if self.run.project.runs.filter(name=name).exclude(pk=self.run.pk).exists():
+            raise forms.ValidationError(_("Another run of this project has that name."))
+        return name
+
+
+class RunUploadForm(RunFieldsForm):
+    """The API's run upload: the run's fields, its chunking by name (none: documents) and
+    the import's choices (``true`` / ``false``)."""
+
+    chunking = forms.CharField(required=False, max_length=200)
+    keep_known = forms.CharField(required=False)
+    replace = forms.CharField(required=False)
+
+    def clean_keep_known(self) -> bool:
+        return self.cleaned_data["keep_known"] == "true"
+
+    def clean_replace(self) -> bool:
+        return self.cleaned_data["replace"] == "true"

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user
 from annotator.models import Role
-from web.errors import answers_bad_parameters
+from web.errors import BadParameters, answers_bad_parameters
 
 from . import charts, run_indexes
 from .access import get_run_for_user
@@ -98,6 +98,8 @@ def series(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     setting = dashboard_form(request, membership).setting()
     name = request.GET.get("series", "")
+    if "\x00" in name:  # no series holds one (and PostgreSQL refuses to compare it)
+        raise BadParameters(_("Null characters are not allowed."))
     builds = [
         run
         for run in Run.objects.filter(project=project, series=name)

@@ -51,6 +51,10 @@ def test_token_page_creates_shows_once_and_revokes(login, personas):
     assert token.encode() not in again.content
     client.post(reverse("api:tokens"), {"action": "revoke", "token": row.pk})
     assert ApiToken.authenticate(token) is None
+    # A name with a NUL character, or a token that is not a number: refused, nothing kept.
+    assert client.post(reverse("api:tokens"), {"name": "lap\x00top"}).status_code == 400
+    assert client.post(reverse("api:tokens"), {"action": "revoke", "token": "x"}).status_code == 404
+    assert ApiToken.objects.filter(user=personas["annotator"]).count() == 1
     # Someone else's token cannot be revoked through my page.
     theirs, _ = ApiToken.create_for(personas["owner"], "x")
     assert (
@@ -83,6 +87,26 @@ def test_bad_uploads_write_nothing(personas, corpus, tokens):
     assert response.status_code == 400
     assert response.json()["lines"] == ["line 2: score 'x' is not a number"]
     assert upload(tokens["owner"], parameters="[1]").status_code == 400
+    assert not Run.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"name": "ci\x00build"},
+        {"chunking": "c\x00256"},
+        {"tags": "a,\x00b"},
+        {"series": "main\x00"},
+        {"parameters": '{"model": "e\\u00005"}'},
+        {"parameters": '{"\\u0000": 1}'},
+    ],
+)
+def test_null_characters_are_refused_before_the_database_sees_them(personas, corpus, tokens, field):
+    """PostgreSQL stores no NUL in text or JSON: an upload carrying one answered 500 there
+    (found by the OpenAPI check's random inputs); it is refused with 400 on every database."""
+    response = upload(tokens["owner"], **field)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"].startswith(next(iter(field)))
     assert not Run.objects.exists()
 
 

@@ -128,6 +128,8 @@ def test_series_trend_of_chosen_measures(login, personas, bench):
     values = [float(v) for v in re.findall(r'data-measure="P@10" data-value="([^"]+)"', svg)]
     assert values == pytest.approx([means[r.pk] for r in ordered])
     assert svg.count('data-measure="MRR@10"') == 2 and 'class="tick"' in svg
+    # A series name no run can hold is a bad parameter (PostgreSQL refused to compare it).
+    assert client.get(url("series", series="night\x00ly", level="halves")).status_code == 400
 
 
 def _write(tmp_path, lines):

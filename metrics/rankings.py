@@ -227,13 +227,13 @@ def ranked_run(run: Run, units: Units) -> RankedRun:
       page holding its first character) and a unit's score is its best chunk's score —
       the usual way to judge a chunk retriever by the documents it surfaces.
     """
-    if not can_evaluate(run, units.level):
-        raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
     return cache.get(("ranked", *run_version(run), units.fingerprint), lambda: rank_at(run, units))
 
 
 def rank_at(run: Run, units: Units) -> RankedRun:
-    """``ranked_run`` computed, not cached (the level is checked by the caller)."""
+    """``ranked_run`` computed, not cached."""
+    if not can_evaluate(run, units.level):
+        raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
     query, item, score = run.get_results()
     if run.level == RunLevel.DOCUMENT or run.chunking.name == units.level:
         position, known = lookup(units.pk, item)  # units are ordered by pk

@@ -27,15 +27,7 @@ from numerics.id_order import byte_order_codes
 from numerics.measures import RunIndex, index_run
 
 from .models import Run
-from .rankings import (
-    LevelMismatch,
-    cache,
-    can_evaluate,
-    forget_run,
-    rank_at,
-    ranked_run,
-    unit_codes,
-)
+from .rankings import cache, forget_run, rank_at, ranked_run, unit_codes
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +55,6 @@ def build(run: Run, units: Units, *, cached: bool = True) -> RunIndex:
     if cached:
         ranked, code = ranked_run(run, units), unit_codes(units)
     else:
-        if not can_evaluate(run, units.level):
-            raise LevelMismatch(f"run {run.name!r} cannot be evaluated at level {units.level!r}")
         ranked, code = rank_at(run, units), byte_order_codes(units.ids)
     return index_run(ranked.row_query, code[ranked.item], ranked.score, n_items=code.size)
 
@@ -82,13 +72,19 @@ def index_path(run: Run, units: Units) -> Path:
     """The file of the run's index at these units. The name holds what identifies the
     index: the database, the run (pk, result count, creation time to the microsecond) and
     the units' fingerprint (their level, ids, pks and spans)."""
-    created = int(run.created_at.timestamp() * 1_000_000)
-    name = f"{_run_prefix(run.pk)}{run.n_results}-{created}-{units.fingerprint}.npy"
+    name = f"{_version_prefix(run.pk, run.n_results, run.created_at)}{units.fingerprint}.npy"
     return Path(settings.ASSAY_RUN_INDEX_DIR) / name
 
 
 def _run_prefix(run_pk: int) -> str:
+    """What the names of one run's files begin with."""
     return f"{_database_key()}-{run_pk}-"
+
+
+def _version_prefix(run_pk: int, n_results: int, created_at) -> str:
+    """What the names of one run's files begin with, for this version of the run (a run
+    replaced by a new import may come back with the same pk)."""
+    return f"{_run_prefix(run_pk)}{n_results}-{int(created_at.timestamp() * 1_000_000)}-"
 
 
 def _database_key() -> str:
@@ -164,23 +160,13 @@ def prune() -> int:
     folder = Path(settings.ASSAY_RUN_INDEX_DIR)
     if not folder.is_dir():
         return 0
-    database = _database_key()
-    kept: dict[int, list[Path]] = {}
-    for path in folder.glob(f"{database}-*.npy"):
-        parts = path.name.split("-")
-        if len(parts) == 5 and parts[1].isdigit():
-            kept.setdefault(int(parts[1]), []).append(path)
+    paths = list(folder.glob(f"{_database_key()}-*.npy"))
+    pks = {int(p.name.split("-")[1]) for p in paths if p.name.split("-")[1].isdigit()}
     alive = {
-        (pk, f"{n}-{int(created.timestamp() * 1_000_000)}")
-        for pk, n, created in Run.objects.filter(pk__in=list(kept)).values_list(
-            "pk", "n_results", "created_at"
-        )
+        _version_prefix(*row)
+        for row in Run.objects.filter(pk__in=pks).values_list("pk", "n_results", "created_at")
     }
-    removed = 0
-    for pk, paths in kept.items():
-        for path in paths:
-            _db, _pk, n_results, created, _units = path.name.split("-")
-            if (pk, f"{n_results}-{created}") not in alive:
-                path.unlink(missing_ok=True)
-                removed += 1
-    return removed
+    gone = [p for p in paths if p.name[: p.name.rindex("-") + 1] not in alive]
+    for path in gone:
+        path.unlink(missing_ok=True)
+    return len(gone)

@@ -27,8 +27,8 @@ def index_imported_run(run_pk: int) -> None:
 def write_own_index(run_pk: int) -> bool:
     """Write the run's index file at its own units (its chunking's chunks, or documents)
     and delete the files of runs that are gone; False when the run no longer exists."""
-    run = Run.objects.without_results().select_related("project", "chunking").filter(pk=run_pk)
-    run = run.first()
+    runs = Run.objects.without_results().select_related("project", "chunking")
+    run = runs.filter(pk=run_pk).first()
     if run is None:
         return False
     run_indexes.keep_file(run, units_for_level(run.project, own_level(run)))

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -45,10 +45,9 @@ def _list_filters(request: HttpRequest) -> dict | None:
 @login_required
 @require_GET
 def project_list(request: HttpRequest) -> HttpResponse:
-    projects = Project.objects.for_user(request.user).annotate(
-        n_documents=Count("documents", distinct=True),
-        n_queries=Count("queries", distinct=True),
-    )
+    # The figures are kept by the database (annotator/models/figures.py): one row per
+    # project joined one to one, never a count over documents or queries.
+    projects = Project.objects.for_user(request.user).select_related("figures")
     roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
     rows = [(p, Role(roles[p.pk]).label if p.pk in roles else "") for p in projects]
     context = {"rows": rows, "can_create": can_create_projects(request.user)}
@@ -78,13 +77,12 @@ def project_new(request: HttpRequest) -> HttpResponse:
 @require_GET
 def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
-    chunkings = project.chunkings.annotate(n_chunks=Count("chunks"))
+    chunkings = project.chunkings.select_related("figures")
     judgments = Judgment.objects.visible_to(membership)
     context = {
         "project": project,
         "membership": membership,
-        "n_documents": project.documents.count(),
-        "n_queries": project.queries.count(),
+        "figures": project.figures,
         "chunkings": chunkings,
         "n_judgments": judgments.count(),
         "n_members": project.memberships.filter(is_pseudo=False).count(),
@@ -256,8 +254,6 @@ def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_GET
 def chunking_list(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
-    chunkings = Chunking.objects.filter(project=project).annotate(
-        n_chunks=Count("chunks"), n_documents=Count("chunks__document", distinct=True)
-    )
+    chunkings = Chunking.objects.filter(project=project).select_related("figures")
     context = {"project": project, "membership": membership, "chunkings": chunkings}
     return TemplateResponse(request, "annotator/chunking_list.html", context)

@@ -6,6 +6,7 @@ documents. Constraints live in the database, not only in forms.
 """
 
 from .corpus import Chunk, Chunking, Document, Query
+from .figures import ChunkingFigures, ProjectFigures
 from .labels import (
     EvidenceSpan,
     Granularity,
@@ -33,6 +34,7 @@ __all__ = [
     "AssignmentStatus",
     "Chunk",
     "Chunking",
+    "ChunkingFigures",
     "Document",
     "EvidenceSpan",
     "Granularity",
@@ -46,6 +48,7 @@ __all__ = [
     "KeptNote",
     "Membership",
     "Project",
+    "ProjectFigures",
     "ProjectQuerySet",
     "Query",
     "Role",

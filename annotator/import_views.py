@@ -8,7 +8,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods
 
+from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
+from web.pages import page_of
 
 from .access import get_project_for_user
 from .forms import ImportForm
@@ -25,6 +27,7 @@ def _get_job_for_user(request, slug: str, job_id: int):
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@answers_bad_parameters
 def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug, Role.OWNER)
     form = ImportForm(request.POST or None, request.FILES or None, project=project)
@@ -42,7 +45,8 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
         )
         start_job(job)
         return redirect("annotator:import_status", slug=project.slug, job_id=job.pk)
-    jobs = list(project.import_jobs.select_related("created_by")[:20])
+    page = page_of(request, project.import_jobs.select_related("created_by"))
+    jobs = page.object_list
     for job in jobs:
         job.kind_label = _kind_label(job.kind)
     status = 400 if request.method == "POST" else 200
@@ -51,6 +55,7 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
         "membership": membership,
         "form": form,
         "jobs": jobs,
+        "page": page,
         "kinds": kinds(),
     }
     return TemplateResponse(request, "annotator/import_upload.html", context, status=status)

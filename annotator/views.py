@@ -8,7 +8,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
@@ -17,7 +16,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
+from web.pages import page_of
 
 from .access import can_create_projects, can_label, get_project_for_user, sees_all_labels
 from .assignments import next_open
@@ -32,8 +33,6 @@ from .models import Chunking, Document, Judgment, Membership, Project, Query, Ro
 from .originals import is_pdf, original_path
 from .projects import ProjectRejected, add_member, change_role, create_project, remove_member
 
-PAGE_SIZE = 50
-
 
 def _list_filters(request: HttpRequest) -> dict | None:
     form = ListFilterForm(request.GET)
@@ -44,13 +43,19 @@ def _list_filters(request: HttpRequest) -> dict | None:
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def project_list(request: HttpRequest) -> HttpResponse:
     # The figures are kept by the database (annotator/models/figures.py): one row per
     # project joined one to one, never a count over documents or queries.
     projects = Project.objects.for_user(request.user).select_related("figures")
-    roles = dict(Membership.objects.filter(user=request.user).values_list("project_id", "role"))
-    rows = [(p, Role(roles[p.pk]).label if p.pk in roles else "") for p in projects]
-    context = {"rows": rows, "can_create": can_create_projects(request.user)}
+    page = page_of(request, projects)
+    roles = dict(
+        Membership.objects.filter(
+            user=request.user, project__in=[p.pk for p in page.object_list]
+        ).values_list("project_id", "role")
+    )
+    rows = [(p, Role(roles[p.pk]).label if p.pk in roles else "") for p in page.object_list]
+    context = {"rows": rows, "page": page, "can_create": can_create_projects(request.user)}
     return TemplateResponse(request, "annotator/project_list.html", context)
 
 
@@ -95,6 +100,7 @@ def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@answers_bad_parameters
 def members(request: HttpRequest, slug: str) -> HttpResponse:
     """Owners add people by username or email, change their role, remove them."""
     project, membership = get_project_for_user(request, slug, Role.OWNER)
@@ -136,11 +142,13 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
             else:
                 error = rejected.message
         status = 400
-    rows = project.memberships.select_related("user").order_by("is_pseudo", "user__username")
+    members = project.memberships.select_related("user").order_by("is_pseudo", "user__username")
+    page = page_of(request, members)
     context = {
         "project": project,
         "membership": membership,
-        "rows": rows,
+        "rows": page.object_list,
+        "page": page,
         "form": form,
         "roles": Role.choices,
         "error": error,
@@ -164,6 +172,7 @@ def project_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @for_htmx("annotator/partials/document_table.html")
 @login_required
 @require_GET
+@answers_bad_parameters
 def document_list(request: HttpRequest, slug: str) -> HttpResponse:
     """The project's documents, filtered as you type; htmx requests get the table alone."""
     project, membership = get_project_for_user(request, slug)
@@ -171,11 +180,13 @@ def document_list(request: HttpRequest, slug: str) -> HttpResponse:
     if filters is None:
         return HttpResponseBadRequest(_("Bad search or page parameter."))
     documents = project.documents.only("id", "doc_id", "title", "page_starts").order_by("id")
+    count = project.figures.documents
     if filters["q"]:
         documents = documents.filter(
             Q(doc_id__icontains=filters["q"]) | Q(title__icontains=filters["q"])
         )
-    page = Paginator(documents, PAGE_SIZE).get_page(filters["page"] or 1)
+        count = None
+    page = page_of(request, documents, count=count)
     context = {"project": project, "membership": membership, "page": page, "q": filters["q"]}
     return TemplateResponse(request, "annotator/document_list.html", context)
 
@@ -213,6 +224,7 @@ def document_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @for_htmx("annotator/partials/query_table.html")
 @login_required
 @require_GET
+@answers_bad_parameters
 def query_list(request: HttpRequest, slug: str) -> HttpResponse:
     """The project's queries, filtered as you type; htmx requests get the table alone."""
     project, membership = get_project_for_user(request, slug)
@@ -220,15 +232,18 @@ def query_list(request: HttpRequest, slug: str) -> HttpResponse:
     if filters is None:
         return HttpResponseBadRequest(_("Bad search or page parameter."))
     queries = project.queries.order_by("id")
+    count = project.figures.queries
     if filters["q"]:
         queries = queries.filter(Q(qid__icontains=filters["q"]) | Q(text__icontains=filters["q"]))
-    page = Paginator(queries, PAGE_SIZE).get_page(filters["page"] or 1)
+        count = None
+    page = page_of(request, queries, count=count)
     context = {"project": project, "membership": membership, "page": page, "q": filters["q"]}
     return TemplateResponse(request, "annotator/query_list.html", context)
 
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     query = get_object_or_404(Query, project=project, pk=pk)
@@ -236,13 +251,15 @@ def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         Judgment.objects.visible_to(membership)
         .filter(query=query)
         .select_related("document", "annotator", "chunk")
-        .order_by("annotator__username", "-grade", "document__doc_id", "start")
+        .order_by("annotator__username", "-grade", "document__doc_id", "start", "pk")
     )
+    page = page_of(request, judgments)
     context = {
         "project": project,
         "membership": membership,
         "query": query,
-        "judgments": judgments,
+        "judgments": page.object_list,
+        "page": page,
         "grade_labels": dict(project.shown_grade_labels),
         "sees_all": sees_all_labels(membership),
         "can_label": can_label(membership),

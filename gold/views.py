@@ -22,7 +22,9 @@ from annotator.access import (
 from annotator.models import Membership, Project, Query, Role
 from numerics.grades import GRADES
 from web.downloads import attachment
+from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
+from web.pages import page_of
 
 from .agreement import (
     chosen_pair,
@@ -222,9 +224,11 @@ def _recorded_policy(project: Project, form: FreezeForm) -> dict | None:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@answers_bad_parameters
 def gold_set_list(request: HttpRequest, slug: str) -> HttpResponse:
     """The versions; leads preview and freeze a new one from chosen annotators."""
     project, membership = get_project_for_user(request, slug)
+    gold_sets = page_of(request, project.gold_sets.select_related("created_by"))
     can_freeze = membership.role in ADJUDICATORS
     form = _freeze_form(project)
     preview = policy = None
@@ -256,7 +260,8 @@ def gold_set_list(request: HttpRequest, slug: str) -> HttpResponse:
         "can_freeze": can_freeze,
         "preview": preview,
         "preview_policy": policy,
-        "gold_sets": project.gold_sets.select_related("created_by"),
+        "gold_sets": gold_sets.object_list,
+        "page": gold_sets,
     }
     status = 400 if request.method == "POST" and form.errors else 200
     return TemplateResponse(request, "gold/gold_set_list.html", context, status=status)

@@ -13,7 +13,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user, reads_live_grades
 from annotator.models import Membership, Project, Role
+from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
+from web.pages import page_of
 
 from .calibration import calibrate, raters
 from .forms import CalibrationForm, JobForm, JudgeForm
@@ -97,6 +99,7 @@ def judge_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@answers_bad_parameters
 def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse:
     judge, project, membership = _get_judge_for_user(request, slug, judge_pk)
     form = JudgeForm(request.POST or None, instance=judge, project=project)
@@ -108,6 +111,7 @@ def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse
         else:
             return redirect("judges:detail", slug=project.slug, judge_pk=judge.pk)
     judge.refresh_from_db()
+    jobs = page_of(request, JudgeJob.objects.filter(version__judge=judge).select_related("version"))
     context = {
         "project": project,
         "membership": membership,
@@ -115,7 +119,8 @@ def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse
         "form": form,
         "job_form": JobForm(project=project),
         "versions": judge.versions.all(),
-        "jobs": JudgeJob.objects.filter(version__judge=judge).select_related("version")[:20],
+        "jobs": jobs.object_list,
+        "page": jobs,
     }
     return TemplateResponse(
         request, "judges/judge_detail.html", context, status=400 if form.errors else 200

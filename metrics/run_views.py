@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotator.access import get_project_for_user
 from annotator.models import Role
 from web.errors import BadParameters, answers_bad_parameters
+from web.pages import page_of
 
 from . import charts, run_indexes
 from .access import get_run_for_user
@@ -29,18 +30,25 @@ from .models import Run
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def runs(request: HttpRequest, slug: str) -> HttpResponse:
-    """Every run of the project, active and archived, with the owners' actions."""
+    """Every run of the project, active and archived (a page of each), with the owners'
+    actions."""
     project, membership = get_project_for_user(request, slug)
-    all_runs = list(
-        Run.objects.filter(project=project).select_related("chunking").without_results()
+    project_runs = Run.objects.filter(project=project).select_related("chunking").without_results()
+    active = page_of(request, project_runs.filter(archived_at__isnull=True))
+    archived = page_of(
+        request, project_runs.filter(archived_at__isnull=False), parameter="archived_page"
     )
+    series = project_runs.exclude(series="").values_list("series", flat=True)
     context = {
         "project": project,
         "membership": membership,
-        "active": [r for r in all_runs if r.archived_at is None],
-        "archived": [r for r in all_runs if r.archived_at is not None],
-        "series": sorted({r.series for r in all_runs if r.series}),
+        "active": active.object_list,
+        "active_page": active,
+        "archived": archived.object_list,
+        "archived_page": archived,
+        "series": sorted(set(series.order_by().distinct())),
         "may_manage": membership.role == Role.OWNER,
     }
     return TemplateResponse(request, "metrics/runs.html", context)

@@ -141,6 +141,8 @@ def test_project_list_reads_figures_and_never_counts_rows(login, personas):
     assert len(large) == len(small)
     for sql in large:
         assert "annotator_document" not in sql and "annotator_query" not in sql, sql
-        assert not re.search(r"\bCOUNT\(", sql, re.IGNORECASE), sql
+        # The pager counts the user's projects (memberships), nothing inside them.
+        counted = re.search(r"\bCOUNT\((.*)", sql, re.IGNORECASE | re.DOTALL)
+        assert counted is None or "annotator_membership" in counted.group(1), sql
     row = re.search(r"Acme search.*?</tr>", body, re.DOTALL).group()
     assert re.findall(r'class="num">([\d,]+)<', row) == ["60", "300"]

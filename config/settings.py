@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "metrics",
     "api",
     "judges",
+    "nuggets",
     "demo",
     "backups",
 ]

@@ -1,4 +1,4 @@
-"""Dependencies point one way: metrics → gold → annotator → formats, numerics.
+"""Dependencies point one way: nuggets → judges → metrics → gold → annotator → formats, numerics.
 
 Read from the source (every import statement, also those inside functions), so a new
 import against the grain fails here rather than in review.
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DJANGO_SIDE = ("annotator", "api", "config", "demo", "gold", "judges", "metrics", "web")
+DJANGO_SIDE = ("annotator", "api", "config", "demo", "gold", "judges", "metrics", "nuggets", "web")
 PACKAGES = (*DJANGO_SIDE, "bench", "formats", "numerics")
 
 
@@ -49,6 +49,17 @@ def test_judges_sit_on_top_nothing_below_imports_them():
     wrong = {
         name: sorted(i for i in found if i.split(".")[0] == "judges")
         for name, found in modules("annotator", "gold", "metrics", "api", "formats", "numerics")
+    }
+    assert {name: found for name, found in wrong.items() if found} == {}
+
+
+def test_nuggets_sit_on_top_only_the_demo_imports_them():
+    """Nuggets reach the pages below (query page, labelling, dashboards, gold sets) through
+    their extension points, never by those apps importing them."""
+    below = ("annotator", "gold", "metrics", "api", "judges", "web", "formats", "numerics")
+    wrong = {
+        name: sorted(i for i in found if i.split(".")[0] == "nuggets")
+        for name, found in modules(*below)
     }
     assert {name: found for name, found in wrong.items() if found} == {}
 

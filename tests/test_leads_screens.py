@@ -94,6 +94,7 @@ def test_example_files_import_cleanly(personas):
     run_import("labels", project, path["labels"], options=options)
     run_import("run", project, path["run"], options={"name": "bm25"})
     run_import("files", project, path["files"], source_name="manual.md")
+    assert run_import("nuggets", project, path["nuggets"]).created == 3
     assert Document.objects.filter(project=project).count() == 3
     assert Query.objects.filter(project=project).count() == 2
 

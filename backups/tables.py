@@ -47,6 +47,11 @@ TABLES = (
     Table("judges.JudgeVersion", "judge__project"),
     Table("judges.JudgeJob", "version__judge__project"),
     Table("judges.JudgePair", "job__version__judge__project"),
+    Table("nuggets.NuggetSetting", "project"),
+    Table("nuggets.Nugget", "query__project"),
+    Table("nuggets.NuggetEvidence", "nugget__query__project"),
+    Table("nuggets.NuggetHistory", "query__project"),
+    Table("nuggets.GoldNugget", "gold_set__project"),
 )
 
 LEFT_OUT = {

@@ -15,6 +15,7 @@ from web.downloads import safe_filename
 
 from .agreement import agreement_rows, gold_set_agreement
 from .models import GoldSet
+from .parts import parts
 from .units import (
     LabelRows,
     Units,
@@ -122,6 +123,10 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
             }
         )
     queries = sorted(Query.objects.filter(pk__in=rel_maps.keys()), key=lambda q: natural_key(q.qid))
+    extra: dict[int, dict] = defaultdict(dict)
+    for part in parts():  # fields the set's parts add to each line (nuggets …)
+        for query_pk, fields in part.fields(gold_set, [q.pk for q in queries]).items():
+            extra[query_pk].update(fields)
     return GoldExport(
         name=gold_set.name,
         version=gold_set.version,
@@ -135,10 +140,12 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
                 gold_answer=q.reference_answer,
                 rel_map=rel_maps[q.pk],
                 evidence=evidence.get(q.pk, []),
+                extra=extra.get(q.pk, {}),
             )
             for q in queries
         ],
         agreement=lambda: agreement_rows(gold_set_agreement(gold_set, level, mapping)),
+        sheets=lambda: [part.sheet(gold_set) for part in parts() if part.sheet is not None],
     )
 
 

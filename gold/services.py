@@ -11,6 +11,7 @@ from numerics.grades import check_grade
 from numerics.mapping import MappingPolicy
 
 from .models import Adjudication, AdjudicationHistory, GoldLabel, GoldSet
+from .parts import parts
 from .policy import ConsensusPolicy, SelectionError, choose_annotators
 from .units import levels, live_labels, unit_grades, units_for_level
 
@@ -158,6 +159,8 @@ def freeze_gold_set(
                 for a in Adjudication.objects.filter(query__project=project)
             ]
         GoldLabel.objects.bulk_create(rows, batch_size=5000)
+        for part in parts():  # what apps above gold freeze with the labels (nuggets …)
+            part.freeze(gold_set)
         gold_set.n_labels = len(rows)
         gold_set.n_queries = len({row.query_id for row in rows})
         GoldSet.objects.filter(pk=gold_set.pk).update(

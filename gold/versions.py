@@ -6,6 +6,7 @@ from annotator.models import Query
 from numerics.mapping import MappingPolicy
 
 from .models import GoldSet
+from .parts import parts
 from .units import DOCUMENTS, gold_unit_grades, mapping_of
 
 
@@ -52,4 +53,6 @@ def diff_gold_sets(
             for k in by_qid(before.keys() & after.keys())
             if before[k] != after[k]
         ],
+        # What the sets' other parts (nuggets …) say about the two versions.
+        "parts": {part.name: part.diff(old, new) for part in parts() if part.diff is not None},
     }

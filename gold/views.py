@@ -25,6 +25,7 @@ from web.downloads import attachment
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
+from web.sections import sections
 
 from .agreement import (
     chosen_pair,
@@ -294,6 +295,10 @@ def gold_set_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "levels": levels(project),
         "level": level,
         "mappings": MAPPING_CHOICES,
+        # Sections of the diff from the gold set's other parts (nuggets …).
+        "diff_sections": sections("gold_diff", diff=diff, old=other, new=gold_set)
+        if diff is not None
+        else [],
     }
     return TemplateResponse(request, "gold/gold_set_detail.html", context)
 

@@ -3,7 +3,9 @@
 JSONL, one line per query:
     {"qid", "query", "gold_evidence": [unit ids with grade >= threshold, best first],
      "rel_map": {unit id: grade}, "gold_answer", "evidence": [{"doc_id", "granularity",
-     "start", "end", "page", "grade", "relevant", "units", "text"}], "level", "policy"}
+     "start", "end", "page", "grade", "relevant", "units", "text"}], …, "level", "policy"}
+where … are the fields the set's parts add (``gold.parts``; the nuggets app adds
+``"nuggets": [{"id", "text", "importance", "evidence": [{"doc_id", "start", "end"}]}]``).
 ``evidence`` and ``rel_map`` never disagree: each evidence entry's ``units`` are keys of
 ``rel_map`` holding exactly the entry's ``grade``, and every key of ``rel_map`` is among
 the ``units`` of some entry (see ``gold.export.build_export``).
@@ -29,6 +31,8 @@ class QueryGold:
     gold_answer: str
     rel_map: dict[str, int]  # unit id -> consensus grade (judged units only)
     evidence: list[dict] = field(default_factory=list)
+    # Fields parts of the gold set add to the query's line (``gold.parts``: nuggets …).
+    extra: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -41,6 +45,8 @@ class GoldExport:
     queries: list[QueryGold]
     # The rows of the agreement sheet (header first), computed only when a file needs them.
     agreement: Callable[[], list[list]] | None = None
+    # More sheets, (name, header, rows) each, from the gold set's parts (``gold.parts``).
+    sheets: Callable[[], list[tuple[str, list, list[list]]]] | None = None
 
     def gold_evidence(self, query: QueryGold) -> list[str]:
         """Unit ids at or above the threshold, highest grade first, then id."""
@@ -57,6 +63,7 @@ def write_jsonl(export: GoldExport, out: IO[str]) -> None:
             "rel_map": dict(sorted(query.rel_map.items())),
             "gold_answer": query.gold_answer,
             "evidence": query.evidence,
+            **query.extra,
             "level": export.level,
             "policy": export.policy,
         }
@@ -131,4 +138,9 @@ def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:
             append(sheet, row)
     else:
         header(sheet, ["agreement not computed for this export"], [50])
+    for name, columns, rows in export.sheets() if export.sheets is not None else ():
+        sheet = book.create_sheet(name)
+        header(sheet, columns, [14] * len(columns))
+        for row in rows:
+            append(sheet, row)
     book.save(out)

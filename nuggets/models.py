@@ -161,7 +161,8 @@ class GoldNugget(models.Model):
     importance = models.CharField(max_length=8, choices=Importance.choices)
     order = models.PositiveIntegerField()
     author = models.CharField(max_length=150, blank=True)
-    # [{"document": pk, "start": int, "end": int}], in the live nugget's order.
+    # [{"doc_id": str, "start": int, "end": int}]: documents by their id in the project,
+    # which a backup restored elsewhere (new keys) keeps.
     evidence = models.JSONField(default=list)
 
     class Meta:

@@ -7,8 +7,14 @@ from django.utils.translation import gettext_lazy as _
 
 def register_all() -> None:
     from annotator.importing import TABLES, ImportKind, register_kind
+    from gold.parts import register_part
+    from web.sections import register_section
 
+    from . import snapshots
     from .importing import load_nuggets
+
+    register_part(snapshots.PART)
+    register_section("gold_diff", "nuggets/partials/gold_diff.html", _gold_diff)
 
     register_kind(
         ImportKind(
@@ -24,3 +30,10 @@ def register_all() -> None:
             example="assay/examples/nuggets.jsonl",
         )
     )
+
+
+def _gold_diff(*, diff, old, new) -> dict | None:
+    found = diff["parts"].get("nuggets")
+    if not found or not (found["n_old"] or found["n_new"]):
+        return None
+    return {"diff": found}

@@ -118,7 +118,19 @@ def frozen_nuggets(gold_set: GoldSet) -> NuggetRows:
         )
     )
     position = {v[0]: i for i, v in enumerate(values)}
-    rows = [(v[0], e["document"], e["start"], e["end"]) for v in values for e in v[7]]
+    names = {e["doc_id"] for v in values for e in v[7]}
+    pks = dict(
+        Document.objects.filter(project_id=gold_set.project_id, doc_id__in=names).values_list(
+            "doc_id", "pk"
+        )
+    )
+    # A document deleted since the freeze takes its spans with it, as it does its labels.
+    rows = [
+        (v[0], pks[e["doc_id"]], e["start"], e["end"])
+        for v in values
+        for e in v[7]
+        if e["doc_id"] in pks
+    ]
     return NuggetRows(
         np.array([v[1] for v in values], dtype=np.int64),
         [v[2] for v in values],

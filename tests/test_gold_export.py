@@ -109,7 +109,8 @@ def test_formats(personas, corpus, labelled):
     assert lines[1]["gold_evidence"] == []  # judged, but not relevant
     assert render_export(export, "qrels").decode() == "q1 0 d1 3\nq2 0 d2 0\n"
     book = openpyxl.load_workbook(io.BytesIO(render_export(export, "xlsx")))
-    assert book.sheetnames == ["about", "queries", "evidence", "grades", "agreement"]
+    # then the sheets of the set's parts (gold.parts): the nuggets app adds "nuggets"
+    assert book.sheetnames == ["about", "queries", "evidence", "grades", "agreement", "nuggets"]
     assert [c.value for c in book["grades"][2]] == ["q1", "d1", 3]
 
 

@@ -23,7 +23,7 @@ def register_all() -> None:
             TABLES,
             load_nuggets,
             help=_(
-                "JSONL, CSV or XLSX: `qid`, `nugget_id`, `text`, `importance` (vital or okay) "
+                "JSONL, CSV or XLSX: `qid`, `nugget_id`, `text`, `importance` (`vital` or `okay`) "
                 "and the evidence: `evidence` as a list of `doc_id`, `start`, `end` (JSONL), "
                 "or `doc_id`, `start`, `end` columns, one row per span (CSV, XLSX)."
             ),

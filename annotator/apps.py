@@ -1,4 +1,24 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
+
+
+def _sqlite_functions(sender, connection, **kwargs) -> None:
+    """The functions SQLite's search triggers and queries call (migration 0010)."""
+    if connection.vendor != "sqlite":
+        return
+    from .search_grams import sqlite_tokens
+
+    raw = connection.connection
+    raw.create_function("assay_grams", 1, sqlite_tokens, deterministic=True)
+    raw.create_function(
+        "assay_contains",
+        2,
+        lambda text, term: term in (text or "").lower(),
+        deterministic=True,
+    )
+    raw.create_function(
+        "assay_count", 2, lambda text, term: (text or "").lower().count(term), deterministic=True
+    )
 
 
 class AnnotatorConfig(AppConfig):
@@ -15,3 +35,4 @@ class AnnotatorConfig(AppConfig):
         # characters, too short for a long document); ``formats`` then caps each value at
         # ASSAY_MAX_DOCUMENT_CHARS with a message saying so.
         csv.field_size_limit(max(csv.field_size_limit(), settings.ASSAY_MAX_UPLOAD_BYTES))
+        connection_created.connect(_sqlite_functions, dispatch_uid="assay_sqlite_functions")

@@ -1,15 +1,11 @@
 """Full-text search over a project's chunks and documents, in English, Chinese or any script.
 
-``search()`` is the one entry point; the labelling screen's search box and the candidate
-pool's fallback (when no run exists) both use it. Matching is by substring, so Chinese
-needs no word segmenter:
-
-- SQLite (>= 3.34): FTS5 tables with the trigram tokenizer (migration 0003), filled by
-  triggers. Terms of three characters or more go through MATCH and results are ranked
-  by FTS5's bm25; shorter terms (two Chinese characters, "AI") are matched with LIKE.
-- PostgreSQL: pg_trgm GIN indexes and ILIKE; results are ranked by how often the terms
-  occur (among the first ``RANK_WINDOW`` matches of a very common term).
-- Anything else (or SQLite without the trigram tokenizer): LIKE through the ORM.
+``search()`` (the candidate pool's fallback when no run exists) and ``search_page()``
+(the search box: a page of results and how many there are) are the entry points.
+Matching is by substring, so Chinese needs no word segmenter, and every term is served
+by an index: trigram indexes for terms of three characters or more, character-bigram
+indexes for shorter ones and (on PostgreSQL) for Chinese; candidates are confirmed
+against the text, so results are exact (``search_sql`` holds the SQL of each database).
 
 Two modes: ``any_term=False`` (the search box) wants every term; ``any_term=True`` (a
 query's text turned into a candidate pool) wants any term and ranks by how many match.
@@ -20,18 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.db import connection
-from django.db.models import F, Q
-from django.db.models.functions import Substr
-
 from numerics.words import HAN_RANGES, STOP_WORDS, words
 
-from .models import Chunk, Chunking, Document, Project
+from .models import Chunking, Project
+from .search_sql import Scope, count_matching, matching
 
-MIN_INDEXED = 3  # the trigram index only knows substrings of three characters or more
+MIN_INDEXED = 3  # a question's Chinese runs are cut into pieces this long
 MAX_TERMS = 32
 MAX_TERM_CHARS = 100
-RANK_WINDOW = 2000
+COUNT_LIMIT = 10_000  # results are counted up to here ("more than 10,000")
 
 _TERM_RE = re.compile(r'"([^"]+)"|(\S+)')
 
@@ -122,192 +115,13 @@ def default_chunking(project: Project) -> Chunking | None:
     return project.chunkings.order_by("pk").first()
 
 
-@dataclass(frozen=True)
-class _Plan:
-    indexed: list[str]  # terms long enough for the trigram index
-    short: list[str]  # terms matched by LIKE only
-
-
-def _plan(terms: list[str], any_term: bool) -> _Plan:
-    indexed = [t for t in terms if len(t) >= MIN_INDEXED]
-    short = [t for t in terms if len(t) < MIN_INDEXED]
-    if any_term and indexed:
-        short = []  # ranking by the indexed terms is enough; short ones only add noise
-    return _Plan(indexed, short)
-
-
-def _like(term: str) -> str:
-    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def _fts_phrase(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-_fts_cache: dict[tuple[str, str], bool] = {}
-
-
-def _sqlite_fts_ready() -> bool:
-    key = (connection.alias, str(connection.settings_dict["NAME"]))
-    if key not in _fts_cache:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM sqlite_master WHERE name IN "
-                "('annotator_chunk_fts', 'annotator_document_fts')"
-            )
-            _fts_cache[key] = cursor.fetchone()[0] == 2
-    return _fts_cache[key]
-
-
-def _fetch_ids(sql: str, params: list) -> list[int]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [row[0] for row in cursor.fetchall()]
-
-
-def _sqlite(
-    plan: _Plan,
-    any_term: bool,
-    scope_sql: str,
-    scope: list,
-    table: str,
-    columns: list[str],
-    limit: int,
-) -> tuple[str, list]:
-    where: list[str] = [scope_sql]
-    params: list = [*scope]
-    joiner = " OR " if any_term else " AND "
-    if plan.indexed:
-        where.append(f"{table} MATCH %s")
-        params.append(joiner.join(_fts_phrase(t) for t in plan.indexed))
-    if plan.short:
-        likes = []
-        for term in plan.short:
-            likes.append("(" + " OR ".join(f"f.{c} LIKE %s ESCAPE '\\'" for c in columns) + ")")
-            params.extend([_like(term)] * len(columns))
-        where.append("(" + joiner.join(likes) + ")")
-    if plan.indexed:
-        order = "f.rank"
-    elif any_term:
-        # LIKE only: rank by how many of the terms a row contains.
-        order = (
-            "("
-            + " + ".join(f"(f.{columns[-1]} LIKE %s ESCAPE '\\')" for _ in plan.short)
-            + ") DESC, f.rowid"
-        )
-    else:
-        order = "f.rowid"
-    order_params = [_like(t) for t in plan.short] if (any_term and not plan.indexed) else []
-    sql = (
-        # Only constant SQL fragments are interpolated; every value is a parameter.
-        f"SELECT f.rowid FROM {table} f {{join}} WHERE {' AND '.join(where)} "  # noqa: S608
-        f"ORDER BY {order} LIMIT %s"
-    )
-    return sql, [*params, *order_params, limit]
-
-
-def _postgres_score(terms: list[str], any_term: bool, column_sql: str) -> tuple[str, list]:
-    """SQL ranking a row: terms matched (any) or term occurrences (all), with params."""
-    if any_term:
-        score = " + ".join(f"({column_sql} ILIKE %s)::int" for _ in terms)
-        return score, [_like(t) for t in terms]
-    score = " + ".join(
-        f"(length({column_sql}) - length(replace(lower({column_sql}), lower(%s), '')))"
-        " / greatest(length(%s), 1)"
-        for _ in terms
-    )
-    return score, [p for t in terms for p in (t, t)]
-
-
-def search_chunks(
-    project: Project,
-    terms: list[str],
-    *,
-    chunking: Chunking | None = None,
-    any_term: bool = False,
-    limit: int = 50,
-) -> list[int]:
+def _scope(project: Project, documents: bool, chunking: Chunking | None) -> Scope | None:
+    if documents:
+        return Scope(True, project.pk)
     chunking = chunking or default_chunking(project)
-    if chunking is None or not terms or chunking.project_id != project.pk:
-        return []
-    plan = _plan(terms, any_term)
-    vendor = connection.vendor
-    if vendor == "sqlite" and _sqlite_fts_ready():
-        sql, params = _sqlite(
-            plan,
-            any_term,
-            "c.chunking_id = %s",
-            [chunking.pk],
-            "annotator_chunk_fts",
-            ["text"],
-            limit,
-        )
-        sql = sql.replace("{join}", "JOIN annotator_chunk c ON c.id = f.rowid")
-        return _fetch_ids(sql, params)
-    if vendor == "postgresql":
-        all_terms = plan.indexed + plan.short
-        joiner = " OR " if any_term else " AND "
-        where = "(" + joiner.join("s.text ILIKE %s" for _ in all_terms) + ")"
-        where_params = [_like(t) for t in all_terms]
-        score, score_params = _postgres_score(all_terms, any_term, "s.text")
-        sql = (
-            "SELECT w.chunk_id FROM (SELECT s.chunk_id, "  # noqa: S608 - constant fragments
-            f"{score} AS score FROM annotator_chunk_search s "
-            f"WHERE s.chunking_id = %s AND {where} LIMIT %s) w "
-            "ORDER BY w.score DESC, w.chunk_id LIMIT %s"
-        )
-        return _fetch_ids(sql, [*score_params, chunking.pk, *where_params, RANK_WINDOW, limit])
-    chunks = Chunk.objects.filter(chunking=chunking).annotate(
-        body=Substr("document__text", F("start") + 1, F("end") - F("start"))
-    )
-    return _orm_filter(chunks, terms, any_term, ["body"], limit)
-
-
-def search_documents(
-    project: Project, terms: list[str], *, any_term: bool = False, limit: int = 50
-) -> list[int]:
-    if not terms:
-        return []
-    plan = _plan(terms, any_term)
-    vendor = connection.vendor
-    if vendor == "sqlite" and _sqlite_fts_ready():
-        sql, params = _sqlite(
-            plan,
-            any_term,
-            "d.project_id = %s",
-            [project.pk],
-            "annotator_document_fts",
-            ["title", "text"],
-            limit,
-        )
-        sql = sql.replace("{join}", "JOIN annotator_document d ON d.id = f.rowid")
-        return _fetch_ids(sql, params)
-    if vendor == "postgresql":
-        all_terms = plan.indexed + plan.short
-        score, score_params = _postgres_score(all_terms, any_term, "(d.title || ' ' || d.text)")
-        # Each term must hit the title or the text; the GIN indexes serve both columns.
-        joiner = " OR " if any_term else " AND "
-        where = "(" + joiner.join("(d.title ILIKE %s OR d.text ILIKE %s)" for _ in all_terms) + ")"
-        where_params = [p for t in all_terms for p in (_like(t), _like(t))]
-        sql = (
-            f"SELECT w.id FROM (SELECT d.id, {score} AS score FROM annotator_document d "  # noqa: S608
-            f"WHERE d.project_id = %s AND {where} LIMIT %s) w "
-            "ORDER BY w.score DESC, w.id LIMIT %s"
-        )
-        return _fetch_ids(sql, [*score_params, project.pk, *where_params, RANK_WINDOW, limit])
-    documents = Document.objects.filter(project=project)
-    return _orm_filter(documents, terms, any_term, ["title", "text"], limit)
-
-
-def _orm_filter(queryset, terms: list[str], any_term: bool, fields: list[str], limit: int):
-    condition = Q()
-    for term in terms:
-        term_q = Q()
-        for field in fields:
-            term_q |= Q(**{f"{field}__icontains": term})
-        condition = (condition | term_q) if any_term else (condition & term_q)
-    return list(queryset.filter(condition).order_by("pk").values_list("pk", flat=True)[:limit])
+    if chunking is None or chunking.project_id != project.pk:
+        return None
+    return Scope(False, chunking.pk)
 
 
 def search(
@@ -325,21 +139,70 @@ def search(
     ``any_term=True`` a natural-language question (any of its terms, ranked by matches).
     Best matches first.
     """
-
-    def run(terms: list[str]) -> list[int]:
-        if documents:
-            return search_documents(project, terms, any_term=any_term, limit=limit)
-        return search_chunks(project, terms, chunking=chunking, any_term=any_term, limit=limit)
-
+    scope = _scope(project, documents, chunking)
+    if scope is None:
+        return []
     if not any_term:
-        return run(split_terms(text))
-    found = run(query_terms(text))
+        return matching(scope, split_terms(text), any_term=False, limit=limit)
+    found = matching(scope, query_terms(text), any_term=True, limit=limit)
     if len(found) < limit:
         # Chinese questions rarely share three-character pieces with the answer; top the
-        # pool up with rows sharing two-character pieces (matched with LIKE, ranked by
-        # how many they share).
+        # pool up with rows sharing two-character pieces (ranked by how many they share).
         bigrams = [b for b in han_bigrams(text) if b not in query_terms(text)]
         if bigrams:
             seen = set(found)
-            found += [pk for pk in run(bigrams) if pk not in seen][: limit - len(found)]
+            more = matching(scope, bigrams, any_term=True, limit=limit)
+            found += [pk for pk in more if pk not in seen][: limit - len(found)]
     return found
+
+
+@dataclass(frozen=True)
+class Found:
+    """One page of search results and how many there are in all."""
+
+    ids: list[int]  # this page's primary keys, best first
+    total: int  # every match, counted up to COUNT_LIMIT
+    offset: int  # how many results come before this page
+
+    @property
+    def more_than(self) -> bool:
+        """The count stopped at COUNT_LIMIT: there are more."""
+        return self.total > COUNT_LIMIT
+
+    @property
+    def shown_total(self) -> int:
+        return min(self.total, COUNT_LIMIT)
+
+    @property
+    def first(self) -> int:
+        """The number of this page's first result (1-based)."""
+        return self.offset + 1
+
+    @property
+    def last(self) -> int:
+        return self.offset + len(self.ids)
+
+    @property
+    def has_next(self) -> bool:
+        return self.offset + len(self.ids) < self.total
+
+
+def search_page(
+    project: Project,
+    text: str,
+    *,
+    documents: bool = False,
+    chunking: Chunking | None = None,
+    page: int = 1,
+    per_page: int = 30,
+) -> Found:
+    """The ``page``-th page of what the search box finds, with the number of matches."""
+    scope = _scope(project, documents, chunking)
+    terms = split_terms(text)
+    if scope is None or not terms:
+        return Found([], 0, 0)
+    offset = (page - 1) * per_page
+    ids = matching(scope, terms, any_term=False, offset=offset, limit=per_page)
+    if page == 1 and len(ids) < per_page:
+        return Found(ids, len(ids), 0)
+    return Found(ids, count_matching(scope, terms, COUNT_LIMIT + 1), offset)

@@ -170,6 +170,7 @@ class SearchForm(forms.Form):
         required=False, choices=[("chunks", _("Chunks")), ("documents", _("Documents"))]
     )
     chunking = forms.IntegerField(required=False, min_value=1)
+    page = forms.IntegerField(required=False, min_value=1, max_value=10_000)
 
 
 class DocumentViewForm(forms.Form):

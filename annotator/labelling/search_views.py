@@ -7,12 +7,24 @@ from django.template.response import TemplateResponse
 
 from web.htmx import for_htmx
 
-from ..search import highlight, search, split_terms
+from ..search import Found, highlight, search_page, split_terms
 from .cards import chunk_cards, document_results
 from .forms import SearchForm
 from .screen import Screen, bad_request, member_view
 
 SEARCH_LIMIT = 30
+
+
+def _page_query(request: HttpRequest, found: Found) -> dict[str, str]:
+    """The previous and next pages' query strings (the other parameters kept)."""
+    links = {}
+    number = found.offset // SEARCH_LIMIT + 1
+    for name, target in (("previous", number - 1), ("next", number + 1)):
+        if (name == "previous" and target >= 1) or (name == "next" and found.has_next):
+            params = request.GET.copy()
+            params["page"] = str(target)
+            links[name] = "?" + params.urlencode()
+    return links
 
 
 @for_htmx("annotator/partials/label_search_results.html")
@@ -23,17 +35,25 @@ def label_query_search(request: HttpRequest, screen: Screen) -> HttpResponse:
     if not form.is_valid():
         return bad_request(form)
     data = form.cleaned_data
-    scope = data["scope"] or "chunks"
     chunking = screen.search_chunking
+    # A project without a chunking has only documents to search.
+    scope = data["scope"] or ("chunks" if chunking else "documents")
     q = data["q"]
     terms = split_terms(q)
-    cards, results = [], []
-    if terms and scope == "documents":
-        doc_pks = search(screen.project, q, documents=True, limit=SEARCH_LIMIT)
-        results = document_results(screen, doc_pks, terms)
-    elif terms:
-        chunk_pks = search(screen.project, q, chunking=chunking, limit=SEARCH_LIMIT)
-        cards = chunk_cards(screen, chunk_pks)
+    cards, results, found = [], [], Found([], 0, 0)
+    if terms:
+        found = search_page(
+            screen.project,
+            q,
+            documents=scope == "documents",
+            chunking=chunking,
+            page=data["page"] or 1,
+            per_page=SEARCH_LIMIT,
+        )
+    if scope == "documents":
+        results = document_results(screen, found.ids, terms)
+    else:
+        cards = chunk_cards(screen, found.ids)
         for card in cards:
             card.pieces = highlight(card.text, terms)
     context = screen.context(
@@ -43,5 +63,7 @@ def label_query_search(request: HttpRequest, screen: Screen) -> HttpResponse:
         chunking=chunking,
         cards=cards,
         results=results,
+        found=found,
+        page_query=_page_query(request, found),
     )
     return TemplateResponse(request, "annotator/label_search.html", context)

@@ -1,0 +1,54 @@
+"""The character-bigram index behind search: which grams a text holds, and which a term needs.
+
+Chinese has no spaces, and people search for one- and two-character terms (合同, 罪); a
+trigram index cannot find those. So every text is also indexed by its character pairs:
+each pair of adjacent characters of the lowercased text, and its last character alone
+(the way CJK analyzers index). A term of two or more characters occurs only where all of
+its pairs occur (candidates, then confirmed against the text: results are exact); a
+one-character term occurs where a gram starts with it (a pair, or the text's last
+character). The database keeps the grams beside the text (migration 0010): SQLite in
+an FTS5 table whose tokens are the grams written in hex (its tokenizers split on
+punctuation and spaces, which grams may hold), PostgreSQL in a GIN-indexed tsvector.
+No Django here: the SQLite trigger calls ``sqlite_tokens`` through a registered function.
+"""
+
+from __future__ import annotations
+
+
+def grams(text: str) -> set[str]:
+    """Every pair of adjacent characters of ``text.lower()``, and its last character."""
+    folded = (text or "").lower()
+    return {folded[i : i + 2] for i in range(len(folded))}
+
+
+def term_grams(term: str) -> tuple[list[str], bool]:
+    """(grams every occurrence of ``term`` has, whether they are prefixes).
+
+    Two or more characters: its pairs (all present wherever it occurs). One character:
+    itself as a prefix (it starts a pair, or it ends the text)."""
+    folded = term.lower()
+    if len(folded) == 1:
+        return [folded], True
+    return list(dict.fromkeys(folded[i : i + 2] for i in range(len(folded) - 1))), False
+
+
+def _hex(gram: str) -> str:
+    return "".join(f"{ord(c):06x}" for c in gram)
+
+
+def sqlite_tokens(text: str | None) -> str:
+    """The grams of ``text`` as FTS5 tokens: six hex digits per character, space-separated."""
+    return " ".join(sorted(_hex(g) for g in grams(text or "")))
+
+
+def sqlite_match(term: str) -> str:
+    """An FTS5 query for the grams ``term`` needs (all of them)."""
+    found, prefix = term_grams(term)
+    return " AND ".join(f'"{_hex(g)}"' + ("*" if prefix else "") for g in found)
+
+
+def postgres_tsquery(term: str) -> str:
+    """A tsquery (its input syntax, not parsed into words) for the grams ``term`` needs."""
+    found, prefix = term_grams(term)
+    quoted = ("'" + g.replace("\\", "\\\\").replace("'", "''") + "'" for g in found)
+    return " & ".join(q + (":*" if prefix else "") for q in quoted)

@@ -1,0 +1,248 @@
+"""The SQL behind ``annotator.search``: which index serves each term, per database.
+
+- SQLite: terms of three characters or more go through the FTS5 trigram tables
+  (migration 0003, ranked by bm25); shorter ones through the FTS5 gram tables
+  (migration 0010), confirmed against the text the trigram table holds.
+- PostgreSQL: Han terms of any length and terms shorter than three characters through
+  the GIN-indexed grams (confirmed with ``strpos``); other terms through the pg_trgm GIN
+  indexes (``ILIKE``). Rows are ranked by how often the terms occur among the first
+  ``RANK_WINDOW`` matches (the index's order).
+- Anything else: ``icontains`` through the ORM.
+
+Every value is a parameter; only constant fragments are put into the SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import F, Q
+from django.db.models.functions import Substr
+
+from numerics.words import HAN_RE
+
+from .models import Chunk, Document
+from .search_grams import postgres_tsquery, sqlite_match
+
+MIN_TRIGRAM = 3  # the trigram indexes only know substrings of three characters or more
+RANK_WINDOW = 2000
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What is searched: a chunking's chunks, or a project's documents."""
+
+    documents: bool
+    key: int  # the chunking's pk, or the project's
+
+
+def _is_han(term: str) -> bool:
+    return all(HAN_RE.match(c) for c in term)
+
+
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _fts_phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+_fts_cache: dict[tuple[str, str], bool] = {}
+
+
+def _sqlite_indexed() -> bool:
+    key = (connection.alias, str(connection.settings_dict["NAME"]))
+    if key not in _fts_cache:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM sqlite_master WHERE name IN ('annotator_chunk_fts', "
+                "'annotator_document_fts', 'annotator_chunk_grams', 'annotator_document_grams')"
+            )
+            _fts_cache[key] = cursor.fetchone()[0] == 4
+    return _fts_cache[key]
+
+
+@dataclass
+class _Query:
+    """FROM … WHERE … of one search, with the ranking it allows."""
+
+    source: str
+    where: list[str]
+    params: list
+    ranked_by_index: bool  # SQLite's bm25 over the trigram table
+    score: str
+    score_params: list
+
+    def select(self, offset: int, limit: int) -> tuple[str, list]:
+        where = " AND ".join(self.where)
+        if self.ranked_by_index:
+            sql = (
+                f"SELECT f.rowid FROM {self.source} WHERE {where} "  # noqa: S608
+                "ORDER BY f.rank LIMIT %s OFFSET %s"
+            )
+            return sql, [*self.params, limit, offset]
+        window = max(RANK_WINDOW, offset + limit)
+        sql = (
+            f"SELECT w.id FROM (SELECT {self.key} AS id, {self.score} AS score "  # noqa: S608
+            f"FROM {self.source} WHERE {where} LIMIT %s) w "
+            "ORDER BY w.score DESC, w.id LIMIT %s OFFSET %s"
+        )
+        return sql, [*self.score_params, *self.params, window, limit, offset]
+
+    def count(self, cap: int) -> tuple[str, list]:
+        where = " AND ".join(self.where)
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {self.source} WHERE {where} LIMIT %s) c"  # noqa: S608
+        return sql, [*self.params, cap]
+
+    key: str = "f.rowid"
+
+
+def _sqlite_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
+    long_terms = [t for t in terms if len(t) >= MIN_TRIGRAM]
+    short_terms = [t for t in terms if len(t) < MIN_TRIGRAM]
+    if scope.documents:
+        source = "annotator_document_fts f JOIN annotator_document d ON d.id = f.rowid"
+        fts, grams, where, text = (
+            "annotator_document_fts",
+            "annotator_document_grams",
+            ["d.project_id = %s"],
+            "f.title || ' ' || f.text",
+        )
+        contains = "(assay_contains(f.title, %s) OR assay_contains(f.text, %s))"
+        per_term = 2
+    else:
+        source = "annotator_chunk_fts f JOIN annotator_chunk c ON c.id = f.rowid"
+        fts, grams, where, text = (
+            "annotator_chunk_fts",
+            "annotator_chunk_grams",
+            ["c.chunking_id = %s"],
+            "f.text",
+        )
+        contains = "assay_contains(f.text, %s)"
+        per_term = 1
+    params: list = [scope.key]
+    joiner = " OR " if any_term else " AND "
+    if any_term and long_terms:
+        short_terms = []  # ranking by the indexed terms is enough; short ones only add noise
+    if long_terms:
+        where.append(f"{fts} MATCH %s")
+        params.append(joiner.join(_fts_phrase(t) for t in long_terms))
+    if short_terms:
+        folded = [t.lower() for t in short_terms]
+        where.append(f"f.rowid IN (SELECT rowid FROM {grams} WHERE {grams} MATCH %s)")  # noqa: S608
+        params.append(joiner.join(f"({sqlite_match(t)})" for t in folded))
+        where.append("(" + joiner.join(contains for _ in folded) + ")")
+        params.extend(t for t in folded for _ in range(per_term))
+    if any_term:
+        score = " + ".join(f"assay_contains({text}, %s)" for _ in terms)
+    else:
+        score = " + ".join(f"assay_count({text}, %s)" for _ in terms)
+    return _Query(
+        source,
+        where,
+        params,
+        ranked_by_index=bool(long_terms),
+        score=score,
+        score_params=[t.lower() for t in terms],
+    )
+
+
+def _postgres_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
+    gram_terms = [t.lower() for t in terms if _is_han(t) or len(t) < MIN_TRIGRAM]
+    trigram_terms = [t for t in terms if not (_is_han(t) or len(t) < MIN_TRIGRAM)]
+    if scope.documents:
+        source = "annotator_document_search s JOIN annotator_document d ON d.id = s.document_id"
+        where, key, texts = ["s.project_id = %s"], "d.id", ["d.title", "d.text"]
+        scored = "(d.title || ' ' || d.text)"
+    else:
+        source = "annotator_chunk_search s"
+        where, key, texts = ["s.chunking_id = %s"], "s.chunk_id", ["s.text"]
+        scored = "s.text"
+    params: list = [scope.key]
+    joiner = " OR " if any_term else " AND "
+    if any_term and trigram_terms:
+        gram_terms = []  # as on SQLite: the longer terms rank the pool
+    conditions: list[str] = []
+    condition_params: list = []
+    for term in trigram_terms:
+        conditions.append("(" + " OR ".join(f"{t} ILIKE %s" for t in texts) + ")")
+        condition_params.extend([_like(term)] * len(texts))
+    if gram_terms:
+        where.append("(s.grams @@ %s::tsquery OR s.grams IS NULL)")
+        params.append(
+            (" | " if any_term else " & ").join(f"({postgres_tsquery(t)})" for t in gram_terms)
+        )
+        for term in gram_terms:
+            conditions.append("(" + " OR ".join(f"strpos(lower({t}), %s) > 0" for t in texts) + ")")
+            condition_params.extend([term] * len(texts))
+    where.append("(" + joiner.join(conditions) + ")")
+    params.extend(condition_params)
+    all_terms = trigram_terms + gram_terms
+    if any_term:
+        score = " + ".join(f"({scored} ILIKE %s)::int" for _ in all_terms)
+        score_params = [_like(t) for t in all_terms]
+    else:
+        score = " + ".join(
+            f"(length({scored}) - length(replace(lower({scored}), lower(%s), '')))"
+            " / greatest(length(%s), 1)"
+            for _ in all_terms
+        )
+        score_params = [p for t in all_terms for p in (t, t)]
+    return _Query(source, where, params, False, score, score_params, key=key)
+
+
+def _database_query(scope: Scope, terms: list[str], any_term: bool) -> _Query | None:
+    if connection.vendor == "sqlite" and _sqlite_indexed():
+        return _sqlite_query(scope, terms, any_term)
+    if connection.vendor == "postgresql":
+        return _postgres_query(scope, terms, any_term)
+    return None
+
+
+def _fetch(sql: str, params: list) -> list:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _orm(scope: Scope, terms: list[str], any_term: bool):
+    if scope.documents:
+        rows, fields = Document.objects.filter(project_id=scope.key), ["title", "text"]
+    else:
+        rows = Chunk.objects.filter(chunking_id=scope.key).annotate(
+            body=Substr("document__text", F("start") + 1, F("end") - F("start"))
+        )
+        fields = ["body"]
+    condition = Q()
+    for term in terms:
+        term_q = Q()
+        for field in fields:
+            term_q |= Q(**{f"{field}__icontains": term})
+        condition = (condition | term_q) if any_term else (condition & term_q)
+    return rows.filter(condition).order_by("pk")
+
+
+def matching(
+    scope: Scope, terms: list[str], *, any_term: bool, offset: int = 0, limit: int = 50
+) -> list[int]:
+    """Primary keys of the rows matching ``terms``, best first, from ``offset``."""
+    if not terms:
+        return []
+    query = _database_query(scope, terms, any_term)
+    if query is None:
+        rows = _orm(scope, terms, any_term).values_list("pk", flat=True)
+        return list(rows[offset : offset + limit])
+    return _fetch(*query.select(offset, limit))
+
+
+def count_matching(scope: Scope, terms: list[str], cap: int) -> int:
+    """How many rows contain every term, counted up to ``cap`` (a bounded cost)."""
+    if not terms:
+        return 0
+    query = _database_query(scope, terms, False)
+    if query is None:
+        return _orm(scope, terms, False)[:cap].count()
+    return _fetch(*query.count(cap))[0]

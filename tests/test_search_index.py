@@ -1,0 +1,175 @@
+"""Search finds exactly the rows holding every term, through an index for every term
+(trigrams for long ones, character bigrams for short and Chinese ones), and counts them."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from annotator import search as search_module
+from annotator.models import Chunk, Chunking, Document
+from annotator.search import search, search_page, split_terms
+from annotator.search_grams import grams, term_grams
+
+pytestmark = pytest.mark.django_db
+
+ALPHABET = "ab机翼升力 -."
+
+
+def test_a_terms_grams_are_in_every_text_holding_it():
+    text = "The Wing, 机翼的升力。"
+    for start in range(len(text)):
+        for end in range(start + 1, min(len(text), start + 6) + 1):
+            needed, prefix = term_grams(text[start:end])
+            held = grams(text)
+            if prefix:
+                assert any(g.startswith(needed[0]) for g in held)
+            else:
+                assert set(needed) <= held
+
+
+@pytest.fixture
+def corpus_of(personas):
+    project = personas["project"]
+
+    def build(texts: list[str]):
+        Chunking.objects.filter(project=project).delete()
+        Document.objects.filter(project=project).delete()
+        chunking = Chunking.objects.create(project=project, name="c")
+        documents = Document.objects.bulk_create(
+            [
+                Document(project=project, doc_id=f"d{i}", title="", text=t)
+                for i, t in enumerate(texts)
+            ]
+        )
+        chunks = Chunk.objects.bulk_create(
+            [
+                Chunk(chunking=chunking, chunk_id=f"d{i}", document=d, start=0, end=max(len(t), 1))
+                for i, (d, t) in enumerate(zip(documents, texts, strict=True))
+            ]
+        )
+        return project, chunking, documents, chunks
+
+    return build
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.text(ALPHABET, min_size=1, max_size=12), min_size=1, max_size=8),
+    st.lists(st.text(ALPHABET.replace(" ", ""), min_size=1, max_size=4), min_size=1, max_size=2),
+)
+def test_results_are_exactly_the_texts_holding_every_term(corpus_of, texts, terms):
+    project, chunking, documents, chunks = corpus_of(texts)
+    typed = " ".join(f'"{t}"' for t in terms)
+    expected = {
+        i
+        for i, text in enumerate(texts)
+        if all(t.lower() in text.lower() for t in split_terms(typed))
+    }
+    chunk_index = {c.pk: i for i, c in enumerate(chunks)}
+    got = search(project, typed, chunking=chunking, limit=100)
+    assert {chunk_index[pk] for pk in got} == expected
+    document_index = {d.pk: i for i, d in enumerate(documents)}
+    got = search(project, typed, documents=True, limit=100)
+    assert {document_index[pk] for pk in got} == expected
+    page = search_page(project, typed, chunking=chunking, per_page=3)
+    assert page.total == len(expected) and len(page.ids) == min(3, len(expected))
+
+
+def _plans(sqls: list[str], params: list) -> str:
+    """The database's plan for each search statement, as one text."""
+    plans = []
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET enable_seqscan = off")
+        for sql, values in zip(sqls, params, strict=True):
+            prefix = "EXPLAIN QUERY PLAN " if connection.vendor == "sqlite" else "EXPLAIN "
+            cursor.execute(prefix + sql, values)
+            plans.append("\n".join(" ".join(map(str, row)) for row in cursor.fetchall()))
+        if connection.vendor == "postgresql":
+            cursor.execute("RESET enable_seqscan")
+    return "\n".join(plans)
+
+
+@pytest.mark.parametrize("typed", ["合同", "罪", "wing", "合同法规定", "AI"])
+@pytest.mark.parametrize("documents", [False, True])
+def test_every_term_is_served_by_an_index(corpus_of, typed, documents):
+    if connection.vendor not in ("sqlite", "postgresql"):
+        pytest.skip("no full-text index on this database")
+    project, chunking, _, _ = corpus_of(
+        ["合同法规定，违约方应当承担赔偿责任。", "The wing and AI.", "罪"] * 3
+    )
+    with CaptureQueriesContext(connection) as captured:
+        search_page(project, typed, chunking=chunking, documents=documents, per_page=1)
+    statements = [q["sql"] for q in captured.captured_queries if "SELECT" in q["sql"]]
+    assert statements
+    assert not any(" LIKE " in sql.upper().replace("ILIKE", "") for sql in statements)
+    if connection.vendor == "sqlite":
+        # Each statement starts from a full-text index, never from a scan of a table.
+        for sql in statements:
+            assert "MATCH" in sql, sql
+    else:
+        assert "grams @@" in " ".join(statements) or "ILIKE" in " ".join(statements)
+
+
+def test_counts_pages_and_caps(corpus_of, monkeypatch):
+    project, chunking, _, chunks = corpus_of([f"合同 {i}" for i in range(7)] + ["other"])
+    first = search_page(project, "合同", chunking=chunking, per_page=3)
+    assert (len(first.ids), first.total, first.has_next, first.more_than) == (3, 7, True, False)
+    third = search_page(project, "合同", chunking=chunking, page=3, per_page=3)
+    assert (len(third.ids), third.offset, third.has_next) == (1, 6, False)
+    pages = [
+        search_page(project, "合同", chunking=chunking, page=n, per_page=3).ids for n in (1, 2, 3)
+    ]
+    assert sorted(pk for ids in pages for pk in ids) == sorted(c.pk for c in chunks[:7])
+    monkeypatch.setattr(search_module, "COUNT_LIMIT", 5)
+    capped = search_page(project, "合同", chunking=chunking, per_page=3)
+    assert capped.more_than and capped.shown_total == 5
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_a_text_too_large_for_a_tsvector_is_still_found(corpus_of):
+    rng = random.Random(3)
+    huge = "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(250_000)) + "合同"
+    project, chunking, _, chunks = corpus_of([huge, "合同 small"])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM annotator_chunk_search WHERE grams IS NULL AND chunking_id = %s",
+            [chunking.pk],
+        )
+        assert cursor.fetchone()[0] == 1
+    assert sorted(search(project, "合同", chunking=chunking)) == sorted(c.pk for c in chunks)
+    assert len(search(project, "合同", documents=True)) == 2
+
+
+def test_search_screen_counts_pages_and_starts_on_documents(
+    login, personas, corpus_of, monkeypatch
+):
+    from django.urls import reverse
+
+    from annotator.labelling import search_views
+    from annotator.models import Query
+
+    monkeypatch.setattr(search_views, "SEARCH_LIMIT", 2)
+    project, chunking, _, _ = corpus_of([f"合同 {i}" for i in range(5)])
+    query = Query.objects.create(project=project, qid="sq", text="x")
+    client = login(personas["annotator"])
+    url = reverse("annotator:label_query_search", args=["acme", query.pk])
+    body = client.get(url, {"q": "合同"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "5 chunks found" in body and "1–2 of 5" in body
+    assert 'rel="next" href="?q=%E5%90%88%E5%90%8C&amp;page=2"' in body
+    body = client.get(url, {"q": "合同", "page": 3}, HTTP_HX_REQUEST="true").content.decode()
+    assert "5–5 of 5" in body and 'rel="next"' not in body and 'rel="prev"' in body
+    assert client.get(url, {"q": "合同", "page": 0}).status_code == 400
+    # Without a chunking there are only documents: the search starts there.
+    chunking.delete()
+    body = client.get(url, {"q": "合同"}).content.decode()
+    assert "5 documents found" in body
+    assert '<option value="documents" selected>' in body

@@ -17,6 +17,7 @@ from annotator.access import get_project_for_user, readable_gold_sets
 from metrics import reports
 from metrics.access import project_run
 from metrics.evaluation import EvaluationSetting, evaluate_run
+from metrics.figures import figures
 from metrics.forms import DashboardForm
 from metrics.models import Run
 
@@ -128,6 +129,12 @@ def run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
             "per_query": {
                 qid: {n: float(scores.values[n][i]) for n in at.names}
                 for i, qid in enumerate(at.gold.qids)
+            },
+            # Figures other apps add (``metrics.figures``: "nuggets" …), when they have any.
+            **{
+                found.name: value
+                for found in figures()
+                if (value := found.api(setting, run)) is not None
             },
         }
     )

@@ -297,6 +297,33 @@ SPEC = {
                                 "interval": {"type": "object", "additionalProperties": INTERVAL},
                                 "judged": {"type": "number"},
                                 "per_query": {"type": "object"},
+                                # Added by the nuggets app (metrics.figures) when the gold
+                                # has nuggets: NuggetRecall@k (all, vital), StRecall@k,
+                                # alpha_nDCG@k, ERR_IA@k over the queries with nuggets.
+                                "nuggets": _object(
+                                    ["level", "queries", "of", "mean", "counted", "interval"],
+                                    {
+                                        "level": {"type": "string"},
+                                        "queries": {"type": "integer"},
+                                        "of": {"type": "integer"},
+                                        "mean": {
+                                            "type": "object",
+                                            "additionalProperties": {
+                                                "type": "number",
+                                                "nullable": True,
+                                            },
+                                        },
+                                        "counted": {
+                                            "type": "object",
+                                            "additionalProperties": {"type": "integer"},
+                                        },
+                                        "interval": {
+                                            "type": "object",
+                                            "additionalProperties": INTERVAL,
+                                        },
+                                        "per_query": {"type": "object"},
+                                    },
+                                ),
                             },
                         )
                     ),

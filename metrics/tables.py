@@ -8,6 +8,7 @@ import json
 
 from . import reports
 from .evaluation import EvaluationSetting
+from .figures import figures
 from .forms import MetricsExportForm
 from .models import Run
 
@@ -31,6 +32,10 @@ def means_table(rows: list[dict], setting: EvaluationSetting) -> tuple[list, lis
     for _name, label in setting.measures:
         header += [label, f"{label} low", f"{label} high"]
     header += [setting.judged, "units", "lines dropped"]
+    # Figures other apps add (nugget measures …), each a block of columns.
+    extra = [found.means(setting, [row["run"] for row in rows]) for found in figures()]
+    for columns, _cells in extra:
+        header += columns
     table = []
     for row in rows:
         run: Run = row["run"]
@@ -40,6 +45,8 @@ def means_table(rows: list[dict], setting: EvaluationSetting) -> tuple[list, lis
         for cell in row["cells"]:
             line += [cell["mean"], cell["low"], cell["high"]]
         line += [row["judged"], row["n_units"], run.n_dropped]
+        for columns, cells in extra:
+            line += cells.get(run.pk, [None] * len(columns))
         table.append(line)
     return header, table
 
@@ -50,6 +57,9 @@ def per_query_table(run: Run, setting: EvaluationSetting) -> tuple[list, list[li
     _scores, rows = reports.per_query(run, at)
     header = ["qid", "query", "run", *SETTING_HEADER, *(label for _n, label in at.measures)]
     header.append(at.judged)
+    extra = [found.per_query(setting, run) for found in figures()]
+    for columns, _cells in extra:
+        header += columns
     table = [
         [
             r["query"].qid,
@@ -58,6 +68,11 @@ def per_query_table(run: Run, setting: EvaluationSetting) -> tuple[list, list[li
             *_setting_columns(setting, at.level),
             *(r["values"][n] for n in at.names),
             r["values"][at.judged],
+            *(
+                value
+                for columns, cells in extra
+                for value in cells.get(r["query"].pk, [None] * len(columns))
+            ),
         ]
         for r in rows
     ]

@@ -34,6 +34,7 @@ from annotator.models import Membership, Query
 from gold.units import levels, units_for_level
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
+from web.sections import sections
 
 from . import charts, reports
 from .access import get_run_for_user, project_run
@@ -126,6 +127,10 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         **_gold_choices(membership),
         "n_queries": len(setting.gold.query_pks),
         "low_coverage": LOW_COVERAGE,
+        # What other apps measure in the same setting (nugget recall …), below the table.
+        "sections": sections(
+            "dashboard", project=project, membership=membership, setting=setting, rows=rows
+        ),
     }
     return TemplateResponse(request, "metrics/dashboard.html", context)
 
@@ -189,6 +194,15 @@ def _drilldown(
         "runs": Run.objects.filter(project=project).exclude(pk=run.pk).without_results(),
         "may_label": _may_grade(membership, setting),
         "grade_labels": project.shown_grade_labels,
+        # What other apps show about this query and run (nuggets covered at which rank …).
+        "sections": sections(
+            "drilldown",
+            project=project,
+            membership=membership,
+            run=run,
+            query=query,
+            setting=setting,
+        ),
     }
     return TemplateResponse(request, template, context)
 

@@ -8,13 +8,17 @@ from django.utils.translation import gettext_lazy as _
 def register_all() -> None:
     from annotator.importing import TABLES, ImportKind, register_kind
     from gold.parts import register_part
+    from metrics.figures import register_figures
     from web.sections import register_section
 
-    from . import snapshots
+    from . import dashboard, snapshots
     from .importing import load_nuggets
 
     register_part(snapshots.PART)
     register_section("gold_diff", "nuggets/partials/gold_diff.html", _gold_diff)
+    register_section("dashboard", "nuggets/partials/dashboard.html", dashboard.dashboard_section)
+    register_section("drilldown", "nuggets/partials/drilldown.html", dashboard.drilldown_section)
+    register_figures(dashboard.FIGURES)
 
     register_kind(
         ImportKind(

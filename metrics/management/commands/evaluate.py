@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
+
+from django.core.management.base import CommandError
 
 from metrics.file_commands import FileCommand
+from metrics.nugget_files import evaluate_nugget_files
 from metrics.trec_files import evaluate_judged, judge_files
 from numerics.measures.trec_eval import columns_for
+from numerics.nuggets import is_nugget_measure, parse_nugget_measure
 
 DEFAULT_MEASURES = ["P@10", "R@100", "nDCG@10", "AP", "RR", "Success@10"]
 
@@ -56,34 +61,65 @@ class Command(FileCommand):
         parser.add_argument(
             "--rel", type=int, default=1, help="lowest relevant grade for binary measures"
         )
+        parser.add_argument(
+            "--nuggets",
+            metavar="FILE",
+            help="the nuggets and the units covering them (export_nuggets --level: JSONL, or "
+            "ndeval qrels 'qid subtopic docid rel') for NuggetRecall@k, "
+            "NuggetRecall(vital)@k, StRecall@k, alpha_nDCG@k, ERR_IA@k",
+        )
 
     def handle(self, *args, **options):
-        columns = [c for name in options["measures"] or DEFAULT_MEASURES for c in columns_for(name)]
+        requested = options["measures"] or DEFAULT_MEASURES
+        nugget_names = [name for name in requested if is_nugget_measure(name)]
+        for name in nugget_names:
+            parse_nugget_measure(name)  # a bad name fails before any file is read
+        if nugget_names and not options["nuggets"]:
+            raise CommandError(f"{nugget_names[0]} needs --nuggets FILE")
+        names = [name for name in requested if not is_nugget_measure(name)]
+        columns = [c for name in names for c in columns_for(name)]
         columns = [c for c in columns if c.summary != "runid"]
-        result = evaluate_judged(
-            judge_files(options["qrels"], options["run"]),
-            columns,
-            rel=options["rel"],
-            run_queries_only=options["run_queries_only"],
-        )
+        result = {"mean": {}, "sum": {}, "per_query": {}}
+        if columns:
+            result = evaluate_judged(
+                judge_files(options["qrels"], options["run"]),
+                columns,
+                rel=options["rel"],
+                run_queries_only=options["run_queries_only"],
+            )
+        nugget_lines = []
+        if nugget_names:
+            qids, values = evaluate_nugget_files(options["run"], options["nuggets"], nugget_names)
+            for name in nugget_names:
+                kept = [v for v in values[name].tolist() if not math.isnan(v)]
+                result["mean"][name] = sum(kept) / len(kept) if kept else None
+                for qid, value in zip(qids, values[name].tolist(), strict=True):
+                    if not math.isnan(value):
+                        result["per_query"].setdefault(qid, {})[name] = value
+                        if options["per_query"]:
+                            nugget_lines.append(f"{name}\t{qid}\t{value:.4f}")
+                mean = result["mean"][name]
+                nugget_lines.append(f"{name}\tall\t{'-' if mean is None else f'{mean:.4f}'}")
+                # Standard error, so the output keeps trec_eval's three columns.
+                self.stderr.write(f"{name}: over {len(kept)} of {len(qids)} queries with nuggets")
         if options["json"]:
             if not options["per_query"]:
                 result.pop("per_query")
             self.stdout.write(json.dumps(result, ensure_ascii=False, indent=1))
             return
-        width = max(len(c.name) for c in columns) + 2
+        width = max((len(c.name) for c in columns), default=0) + 2
         lines = []
         if options["per_query"]:
             for qid, values in result["per_query"].items():
                 lines += [
                     f"{c.name:<{width}}\t{qid}\t{_shown(c, values[c.name])}"
                     for c in columns
-                    if c.per_query
+                    if c.per_query and c.name in values
                 ]
         for c in columns:
             value = result["sum"][c.name] if c.name in result["sum"] else result["mean"][c.name]
             lines.append(f"{c.name:<{width}}\tall\t{_shown(c, value)}")
-        self.write_lines(lines)
+        self.write_lines(lines + nugget_lines)
 
 
 def _shown(column, value: float) -> str:

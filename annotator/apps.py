@@ -36,3 +36,6 @@ class AnnotatorConfig(AppConfig):
         # ASSAY_MAX_DOCUMENT_CHARS with a message saying so.
         csv.field_size_limit(max(csv.field_size_limit(), settings.ASSAY_MAX_UPLOAD_BYTES))
         connection_created.connect(_sqlite_functions, dispatch_uid="assay_sqlite_functions")
+        # Problems stored by import jobs are shown by code: every code is registered
+        # where it is defined, so those modules are loaded in every process.
+        from . import import_jobs, importing  # noqa: F401

@@ -17,9 +17,12 @@ from django.utils import timezone
 from django_tasks import task
 
 from formats import FileRejected
+from formats.errors import define, gettext_noop
 
 from .importing import ImportResult, run_import
 from .models import ImportJob, ImportStatus
+
+INTERNAL_ERROR = define("import.internal_error", gettext_noop("internal error: %(error)s"))
 
 
 def upload_dir() -> Path:
@@ -113,22 +116,22 @@ def execute_job(job_id: int) -> ImportJob:
     try:
         result = _import(job, progress)
     except FileRejected as failure:
-        job.status, job.errors = ImportStatus.FAILED, failure.errors
+        job.status, job.problems = ImportStatus.FAILED, failure.problems
     except Exception as error:  # an unexpected failure must still end the job visibly
-        job.status, job.errors = ImportStatus.FAILED, [f"internal error: {error}"]
+        job.status, job.problems = ImportStatus.FAILED, [INTERNAL_ERROR(error=str(error)[:500])]
         raise
     else:
         job.status, job.created_count = ImportStatus.DONE, result.created
-        job.detail = result.detail[:500]
+        job.notes = list(result.notes)
     finally:
         job.finished_at = timezone.now()
         job.processed_bytes = job.size if job.status == ImportStatus.DONE else 0
         job.save(
             update_fields=[
                 "status",
-                "errors",
+                "problems",
                 "created_count",
-                "detail",
+                "notes",
                 "finished_at",
                 "processed_bytes",
             ]

@@ -18,10 +18,29 @@ INTERVAL = {
     "maxItems": 2,
     "nullable": True,
 }
+PROBLEM = {
+    "type": "object",
+    "required": ["code", "params", "message"],
+    "description": "a problem as data: a stable code, the values its message names (a value "
+    "may itself be a problem, without message) and the message in the request's language",
+    "properties": {
+        "code": {"type": "string"},
+        "params": {"type": "object"},
+        "message": {"type": "string"},
+    },
+}
 ERROR = {
     "type": "object",
     "required": ["error"],
-    "properties": {"error": {"type": "string"}},
+    "properties": {
+        "error": {"type": "string"},
+        "lines": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "a refused file: each problem's message (line N: reason)",
+        },
+        "problems": {"type": "array", "items": PROBLEM, "description": "the same, as data"},
+    },
 }
 GOLD = {
     "type": "object",
@@ -173,7 +192,7 @@ SPEC = {
     },
     "components": {
         "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
-        "schemas": {"Error": ERROR},
+        "schemas": {"Error": ERROR, "Problem": PROBLEM},
     },
     "security": [{"token": []}],
     "paths": {

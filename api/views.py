@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user, require_grades
 from annotator.models import Role
+from annotator.problems import as_data
 from formats import FileRejected
 from gold.export import FORMATS, build_export, render_export
 from gold.forms import ExportForm
@@ -119,7 +120,11 @@ def upload_run(request, slug: str):
                 created_by=request.user,
             )
         except FileRejected as failure:
-            return JsonResponse({"error": "nothing imported", "lines": failure.errors}, status=400)
+            problems = [as_data(problem) for problem in failure.problems]
+            lines = [problem["message"] for problem in problems]
+            return JsonResponse(
+                {"error": "nothing imported", "lines": lines, "problems": problems}, status=400
+            )
     if data["tags"] or data["series"]:
         Run.objects.filter(pk=run.pk).update(tags=data["tags"], series=data["series"])
     return JsonResponse(

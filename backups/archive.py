@@ -25,12 +25,37 @@ from django.utils.dateparse import parse_datetime
 
 from annotator.models import Project
 from formats import FileRejected
+from formats.errors import define, gettext_noop
 
 from .tables import TABLES, Table
 
 FORMAT = "assay-project"
 VERSION = 1
 BATCH = 2000
+
+NOT_A_ZIP = define("backup.not_a_zip", gettext_noop("not a project backup (zip): %(error)s"))
+NO_MANIFEST = define(
+    "backup.no_manifest", gettext_noop("not a project backup: manifest.json is missing or bad")
+)
+WRONG_VERSION = define(
+    "backup.wrong_version", gettext_noop("not a project backup of version %(version)s")
+)
+MISSING_MEMBER = define("backup.missing_member", gettext_noop("%(member)s is missing"))
+MEMBER_LINE = define("backup.member_line", gettext_noop("%(member)s line %(line)s: %(problem)s"))
+NOT_JSON = define("backup.not_json", gettext_noop("not JSON"))
+NO_PK = define("backup.no_pk", gettext_noop("no pk"))
+ROW_COUNT = define(
+    "backup.row_count", gettext_noop("%(member)s does not hold the rows the manifest says")
+)
+ONE_PROJECT = define("backup.one_project", gettext_noop("a backup holds exactly one project"))
+SLUG_TAKEN = define(
+    "backup.slug_taken",
+    gettext_noop("a project %(slug)s already exists; choose another with --slug"),
+)
+NAMES_NO_ROW = define("backup.names_no_row", gettext_noop("%(field)s names no row"))
+RUN_ROWS = define(
+    "backup.run_rows", gettext_noop("run %(name)s retrieves rows the backup does not hold")
+)
 
 
 def _fields(model) -> list[models.Field]:
@@ -80,39 +105,44 @@ def _member(table: Table) -> str:
     return f"tables/{table.label}.jsonl"
 
 
+def _at(table: Table, line: int, problem):
+    """A problem of one line of a table's member: ``tables/x.jsonl line 3: …``."""
+    return MEMBER_LINE(member=_member(table), line=line, problem=problem)
+
+
 def _read(path: Path) -> tuple[dict, dict[str, list[dict]]]:
     """The manifest and every table's rows, checked for shape before anything is written."""
     try:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as error:
-        raise FileRejected([f"not a project backup (zip): {error}"]) from None
+        raise FileRejected([NOT_A_ZIP(error=str(error))]) from None
     with archive:
         try:
             manifest = json.loads(archive.read("manifest.json"))
         except (KeyError, ValueError):
-            raise FileRejected(["not a project backup: manifest.json is missing or bad"]) from None
+            raise FileRejected([NO_MANIFEST()]) from None
         if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
-            raise FileRejected([f"not a project backup of version {VERSION}"])
+            raise FileRejected([WRONG_VERSION(version=VERSION)])
         tables = {}
         for table in TABLES:
             rows = []
             try:
                 text = archive.read(_member(table)).decode("utf-8")
             except KeyError:
-                raise FileRejected([f"{_member(table)} is missing"]) from None
+                raise FileRejected([MISSING_MEMBER(member=_member(table))]) from None
             for number, line in enumerate(text.splitlines(), start=1):
                 try:
                     row = json.loads(line)
                 except ValueError:
-                    raise FileRejected([f"{_member(table)} line {number}: not JSON"]) from None
+                    raise FileRejected([_at(table, number, NOT_JSON())]) from None
                 if not isinstance(row, dict) or not isinstance(row.get("pk"), int):
-                    raise FileRejected([f"{_member(table)} line {number}: no pk"])
+                    raise FileRejected([_at(table, number, NO_PK())])
                 rows.append(row)
             if len(rows) != manifest.get("rows", {}).get(table.label):
-                raise FileRejected([f"{_member(table)} does not hold the rows the manifest says"])
+                raise FileRejected([ROW_COUNT(member=_member(table))])
             tables[table.label] = rows
     if len(tables["annotator.Project"]) != 1:
-        raise FileRejected(["a backup holds exactly one project"])
+        raise FileRejected([ONE_PROJECT()])
     return manifest, tables
 
 
@@ -136,7 +166,7 @@ def import_project(path: str | Path, *, slug: str | None = None) -> Project:
     _, tables = _read(Path(path))
     slug = slug or tables["annotator.Project"][0]["slug"]
     if Project.objects.filter(slug=slug).exists():
-        raise FileRejected([f"a project {slug!r} already exists; choose another with --slug"])
+        raise FileRejected([SLUG_TAKEN(slug=repr(slug))])
     with transaction.atomic():
         users = _users(tables)
         keys: dict[str, dict[int, int]] = {}
@@ -178,9 +208,7 @@ def _insert(table, rows, keys, users, slug) -> dict[int, int]:
                 if value is not None:
                     value = keys.get(target, {}).get(value)
                     if value is None:
-                        raise FileRejected(
-                            [f"{_member(table)} line {number}: {field.name} names no row"]
-                        )
+                        raise FileRejected([_at(table, number, NAMES_NO_ROW(field=field.name))])
                 values[field.attname] = value
             elif value is not None and isinstance(field, models.BinaryField):
                 values[field.name] = base64.b64decode(value)
@@ -209,7 +237,7 @@ def _rekey_results(run, keys: dict[str, dict[int, int]]) -> None:
         query = np.array([queries[int(q)] for q in query], dtype=np.int64)
         item = np.array([items[int(i)] for i in item], dtype=np.int64)
     except KeyError:
-        raise FileRejected([f"run {run.name!r} retrieves rows the backup does not hold"]) from None
+        raise FileRejected([RUN_ROWS(name=repr(run.name))]) from None
     buffer = io.BytesIO()
     np.savez_compressed(buffer, query=query, item=item, score=score)
     run.results = buffer.getvalue()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import BadLine, FileRejected, LineErrors, gettext_noop
+from .errors import BadLine, FileRejected, LineErrors, define, gettext_noop
 from .files import check_file, detect_format
 from .records import CANNOT_READ_AS, MISSING, NO_LABELS, cell_text, not_whole, whole_number
 from .rows import RowSource
@@ -17,11 +17,14 @@ from .rows import RowSource
 FIELDS = ("annotator", "item", "grade")
 AGREEMENT_FORMATS = ("csv", "jsonl", "xlsx")
 
-LABELS = gettext_noop("a labels file")
-OUTSIDE = gettext_noop("grade %(grade)s is outside the domain")
-AGAIN = gettext_noop("%(annotator)s grades %(item)s again (first on line %(first)s)")
-TWO_QUERIES = gettext_noop(
-    "item %(item)s has query %(query)s here but %(earlier)s on line %(line)s"
+LABELS = define("agreement.labels", gettext_noop("a labels file"))
+OUTSIDE = define("agreement.outside", gettext_noop("grade %(grade)s is outside the domain"))
+AGAIN = define(
+    "agreement.again", gettext_noop("%(annotator)s grades %(item)s again (first on line %(first)s)")
+)
+TWO_QUERIES = define(
+    "agreement.two_queries",
+    gettext_noop("item %(item)s has query %(query)s here but %(earlier)s on line %(line)s"),
 )
 
 
@@ -34,17 +37,17 @@ def read_agreement_labels(
     fmt = detect_format(path, fmt, default="csv")
     if fmt not in AGREEMENT_FORMATS:
         formats = ", ".join(AGREEMENT_FORMATS)
-        raise FileRejected([CANNOT_READ_AS % {"what": LABELS, "format": fmt, "formats": formats}])
+        raise FileRejected([CANNOT_READ_AS(what=LABELS(), format=fmt, formats=formats)])
     check_file(path)
     errors = LineErrors()
     rows = []
     for line, row in RowSource(path, fmt, required=FIELDS):
         if isinstance(row, BadLine):
-            errors.add(line, row.message)
+            errors.add(line, row.problem)
             continue
         missing = [k for k in FIELDS if row.get(k) is None or cell_text(row[k]) == ""]
         if missing:
-            errors.add(line, MISSING % {"what": ", ".join(missing)})
+            errors.add(line, MISSING(what=", ".join(missing)))
             continue
         grade = whole_number(row["grade"])
         if grade is None:
@@ -77,22 +80,20 @@ def check_labels(rows: list[dict], domain: list[int], errors: LineErrors) -> Non
     for row in rows:
         line = row.get("line", 0)
         if row["grade"] not in allowed:
-            errors.add(line, OUTSIDE % {"grade": row["grade"]})
+            errors.add(line, OUTSIDE(grade=row["grade"]))
         key = (row["annotator"], row["item"])
         if key in seen:
-            values = {"annotator": row["annotator"], "item": row["item"], "first": seen[key]}
-            errors.add(line, AGAIN % values)
+            errors.add(line, AGAIN(annotator=row["annotator"], item=row["item"], first=seen[key]))
         else:
             seen[key] = line
         earlier = query_of.setdefault(row["item"], (row["query"], line))
         if earlier[0] != row["query"]:
             errors.add(
                 line,
-                TWO_QUERIES
-                % {
-                    "item": row["item"],
-                    "query": repr(row["query"]),
-                    "earlier": repr(earlier[0]),
-                    "line": earlier[1],
-                },
+                TWO_QUERIES(
+                    item=row["item"],
+                    query=repr(row["query"]),
+                    earlier=repr(earlier[0]),
+                    line=earlier[1],
+                ),
             )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import FileRejected, LineErrors, gettext_noop
+from .errors import FileRejected, LineErrors, define, gettext_noop
 from .files import check_file, detect_format, read_bytes
 from .ids import as_bytes, factorize
 from .records import CANNOT_READ_AS, NO_LABELS, NO_RESULTS, judgments, repeated, results
@@ -23,8 +23,10 @@ from .rows import RowSource
 from .trec import last_tag, trec_columns
 
 RUN_FORMATS = ("trec", "jsonl", "csv", "xlsx")
-A_RUN = gettext_noop("a run")
-NOT_FINITE = gettext_noop("score must be a finite number, not %(value)s")
+A_RUN = define("arrays.a_run", gettext_noop("a run"))
+NOT_FINITE = define(
+    "arrays.not_finite", gettext_noop("score must be a finite number, not %(value)s")
+)
 QRELS_FORMATS = ("qrels", "jsonl", "csv", "xlsx")
 PROGRESS_EVERY = 1000
 Progress = Callable[[float], None] | None
@@ -73,7 +75,7 @@ def read_run(
     caller can report them with its own checks."""
     path = Path(path)
     try:
-        fmt = _format(path, fmt, RUN_FORMATS, "trec", A_RUN)
+        fmt = _format(path, fmt, RUN_FORMATS, "trec", A_RUN())
         check_file(path, max_bytes)
         collected = LineErrors() if errors is None else errors
         tag = path.name.split(".")[0]
@@ -91,13 +93,13 @@ def read_run(
         finite = np.isfinite(score)
         if not finite.all():
             bad = np.flatnonzero(~finite)
-            collected.add_each(line[bad], lambda i: NOT_FINITE % {"value": float(score[bad[i]])})
+            collected.add_each(line[bad], lambda i: NOT_FINITE(value=str(float(score[bad[i]]))))
             qid, item, score, line = qid[finite], item[finite], score[finite], line[finite]
         qids, query = factorize(qid)
         items, item_code = factorize(item)
         keep = _first_of_each_pair(qids, items, query, item_code, line, collected)
         if not line.size and not collected:
-            collected.add(0, NO_RESULTS)
+            collected.add(0, NO_RESULTS())
         if errors is None:
             collected.raise_if_any()
     except FileRejected as rejected:
@@ -135,7 +137,7 @@ def read_qrels(
         items, item_code = factorize(item)
         keep = _first_of_each_pair(qids, items, query, item_code, line, collected)
         if not line.size and not collected:
-            collected.add(0, NO_LABELS)
+            collected.add(0, NO_LABELS())
         if errors is None:
             collected.raise_if_any()
     except FileRejected as rejected:
@@ -147,8 +149,7 @@ def read_qrels(
 def _format(path: Path, fmt: str | None, allowed: tuple[str, ...], default: str, what: str):
     fmt = detect_format(path, fmt, default=default)
     if fmt not in allowed:
-        values = {"what": what, "format": fmt, "formats": ", ".join(allowed)}
-        raise FileRejected([CANNOT_READ_AS % values])
+        raise FileRejected([CANNOT_READ_AS(what=what, format=fmt, formats=", ".join(allowed))])
     return fmt
 
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from .errors import FileRejected, gettext_noop
+from .errors import FileRejected, define, gettext_noop
 
 FORMATS = ("jsonl", "csv", "xlsx", "qrels", "trec")
 SUFFIXES = {
@@ -26,15 +26,20 @@ SUFFIXES = {
 BOM = b"\xef\xbb\xbf"
 GZIP = ".gz"  # any text format may come gzip-compressed: ``run.trec.gz``, ``qrels.txt.gz``
 
-UNKNOWN_FORMAT = gettext_noop("unknown format %(format)s; use one of %(formats)s")
-NO_SUCH_FILE = gettext_noop("no such file: %(name)s")
-TOO_BIG = gettext_noop("the file is %(size)s bytes, over the limit of %(limit)s bytes")
-EMPTY = gettext_noop("the file is empty")
-NOT_UTF8 = gettext_noop(
-    "the file is not UTF-8 text (bad byte at offset %(offset)s); save it as UTF-8"
+UNKNOWN_FORMAT = define(
+    "file.unknown_format", gettext_noop("unknown format %(format)s; use one of %(formats)s")
 )
-NOT_GZIP = gettext_noop("the file is not a readable gzip file")
-INFLATES = gettext_noop("the file inflates to over %(limit)s bytes")
+NO_SUCH_FILE = define("file.no_such_file", gettext_noop("no such file: %(name)s"))
+TOO_BIG = define(
+    "file.too_big", gettext_noop("the file is %(size)s bytes, over the limit of %(limit)s bytes")
+)
+EMPTY = define("file.empty", gettext_noop("the file is empty"))
+NOT_UTF8 = define(
+    "file.not_utf8",
+    gettext_noop("the file is not UTF-8 text (bad byte at offset %(offset)s); save it as UTF-8"),
+)
+NOT_GZIP = define("file.not_gzip", gettext_noop("the file is not a readable gzip file"))
+INFLATES = define("file.inflates", gettext_noop("the file inflates to over %(limit)s bytes"))
 
 
 def is_gzip(path: Path | str) -> bool:
@@ -50,9 +55,7 @@ def detect_format(path: Path | str, explicit: str | None = None, *, default: str
     ``default`` (the caller's usual format: qrels for labels, trec for runs…)."""
     if explicit:
         if explicit not in FORMATS:
-            raise FileRejected(
-                [UNKNOWN_FORMAT % {"format": repr(explicit), "formats": ", ".join(FORMATS)}]
-            )
+            raise FileRejected([UNKNOWN_FORMAT(format=repr(explicit), formats=", ".join(FORMATS))])
         return explicit
     path = Path(path)
     if is_gzip(path):
@@ -63,17 +66,17 @@ def detect_format(path: Path | str, explicit: str | None = None, *, default: str
 def check_file(path: Path, max_bytes: int | None = None) -> int:
     """Refuse missing, empty or oversized files before reading a byte of them."""
     if not path.is_file():
-        raise FileRejected([NO_SUCH_FILE % {"name": path.name}])
+        raise FileRejected([NO_SUCH_FILE(name=path.name)])
     size = path.stat().st_size
     if max_bytes is not None and size > max_bytes:
-        raise FileRejected([TOO_BIG % {"size": f"{size:,}", "limit": f"{max_bytes:,}"}])
+        raise FileRejected([TOO_BIG(size=f"{size:,}", limit=f"{max_bytes:,}")])
     if size == 0:
-        raise FileRejected([EMPTY])
+        raise FileRejected([EMPTY()])
     return size
 
 
 def not_utf8(offset: int) -> FileRejected:
-    return FileRejected([NOT_UTF8 % {"offset": offset}])
+    return FileRejected([NOT_UTF8(offset=offset)])
 
 
 def first_bad_byte(path: Path, block: int = 1 << 20) -> int:
@@ -106,7 +109,7 @@ def open_text(path: Path) -> Iterator[TextIO]:
     except (OSError, EOFError, zlib.error):
         if not is_gzip(path):
             raise
-        raise FileRejected([NOT_GZIP]) from None
+        raise FileRejected([NOT_GZIP()]) from None
 
 
 def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
@@ -127,9 +130,9 @@ def _decompressed(path: Path, max_bytes: int | None) -> bytes:
         with gzip.open(path, "rb") as handle:
             data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
     except (OSError, EOFError, zlib.error):
-        raise FileRejected([NOT_GZIP]) from None
+        raise FileRejected([NOT_GZIP()]) from None
     if max_bytes is not None and len(data) > max_bytes:
-        raise FileRejected([INFLATES % {"limit": f"{max_bytes:,}"}])
+        raise FileRejected([INFLATES(limit=f"{max_bytes:,}")])
     if not data:
-        raise FileRejected([EMPTY])
+        raise FileRejected([EMPTY()])
     return data

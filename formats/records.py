@@ -10,29 +10,47 @@ import math
 import re
 from collections.abc import Iterator
 
-from .errors import BadLine, LineErrors, gettext_noop
+from .errors import BadLine, LineErrors, Problem, define, gettext_noop
 from .rows import Rows
 from .values import id_problem
 
 ITEM_COLUMNS = ("docid", "doc_id", "chunk_id", "item", "id")
 
-NOT_WHOLE = gettext_noop("%(name)s must be a whole number, not %(value)s")
-NOT_NUMBER = gettext_noop("%(name)s %(value)s is not a number")
-REPEATED = gettext_noop("item %(item)s appears again for query %(qid)s (first on line %(first)s)")
-RUN_OBJECT = gettext_noop('expected an object with "qid" and "retrieved"')
-RETRIEVED_LIST = gettext_noop('"retrieved" must be a list of ids')
-SCORES_LIST = gettext_noop('"scores" must be a list as long as "retrieved"')
-QID_AND_ID = gettext_noop("each row needs a qid and an id (docid or chunk_id)")
-SCORE_OR_RANK = gettext_noop("each row needs a score or a rank")
-MISSING = gettext_noop("missing %(what)s")
-MISSING_QID = gettext_noop("missing qid")
-GOLD_SHAPES = gettext_noop("gold_evidence must be a list and rel_map an object")
-GRADE_OF = gettext_noop("grade of %(item)s")
-MISSING_ITEM = gettext_noop("missing item id (docid or chunk_id)")
-NO_LABELS = gettext_noop("the file holds no labels")
-NO_RESULTS = gettext_noop("the file holds no results")
-CANNOT_READ_AS = gettext_noop("%(what)s cannot be read from %(format)s; use %(formats)s")
-SPAN_ROW = gettext_noop("each row needs qid, doc_id, %(columns)s and grade")
+NOT_WHOLE = define(
+    "records.not_whole", gettext_noop("%(name)s must be a whole number, not %(value)s")
+)
+NOT_NUMBER = define("records.not_number", gettext_noop("%(name)s %(value)s is not a number"))
+REPEATED = define(
+    "records.repeated",
+    gettext_noop("item %(item)s appears again for query %(qid)s (first on line %(first)s)"),
+)
+RUN_OBJECT = define(
+    "records.run_object", gettext_noop('expected an object with "qid" and "retrieved"')
+)
+RETRIEVED_LIST = define("records.retrieved_list", gettext_noop('"retrieved" must be a list of ids'))
+SCORES_LIST = define(
+    "records.scores_list", gettext_noop('"scores" must be a list as long as "retrieved"')
+)
+QID_AND_ID = define(
+    "records.qid_and_id", gettext_noop("each row needs a qid and an id (docid or chunk_id)")
+)
+SCORE_OR_RANK = define("records.score_or_rank", gettext_noop("each row needs a score or a rank"))
+MISSING = define("records.missing", gettext_noop("missing %(what)s"))
+MISSING_QID = define("records.missing_qid", gettext_noop("missing qid"))
+GOLD_SHAPES = define(
+    "records.gold_shapes", gettext_noop("gold_evidence must be a list and rel_map an object")
+)
+GRADE_OF = define("records.grade_of", gettext_noop("grade of %(item)s"))
+MISSING_ITEM = define("records.missing_item", gettext_noop("missing item id (docid or chunk_id)"))
+NO_LABELS = define("records.no_labels", gettext_noop("the file holds no labels"))
+NO_RESULTS = define("records.no_results", gettext_noop("the file holds no results"))
+CANNOT_READ_AS = define(
+    "records.cannot_read_as",
+    gettext_noop("%(what)s cannot be read from %(format)s; use %(formats)s"),
+)
+SPAN_ROW = define(
+    "records.span_row", gettext_noop("each row needs qid, doc_id, %(columns)s and grade")
+)
 # At most 18 digits: a whole number fits the database's 64-bit integers (and int() is
 # never asked to convert thousands of digits).
 _WHOLE = re.compile(r"\s*[+-]?\d{1,18}\s*")
@@ -84,12 +102,12 @@ def _shown(value) -> str:
     return text if len(text) <= 60 else f"{text[:40]}… ({len(text):,} characters)"
 
 
-def not_whole(name: str, value) -> str:
-    return NOT_WHOLE % {"name": name, "value": _shown(value)}
+def not_whole(name: str | Problem, value) -> Problem:
+    return NOT_WHOLE(name=name, value=_shown(value))
 
 
-def not_number(name: str, value) -> str:
-    return NOT_NUMBER % {"name": name, "value": _shown(value)}
+def not_number(name: str, value) -> Problem:
+    return NOT_NUMBER(name=name, value=_shown(value))
 
 
 def bad_ids(line: int, errors: LineErrors, **ids: str) -> bool:
@@ -100,9 +118,9 @@ def bad_ids(line: int, errors: LineErrors, **ids: str) -> bool:
     return bool(problems)
 
 
-def repeated(qid: str, item: str, first: int) -> str:
+def repeated(qid: str, item: str, first: int) -> Problem:
     """The one wording of a (query, item) pair that a file gives twice."""
-    return REPEATED % {"item": repr(item), "qid": repr(qid), "first": first}
+    return REPEATED(item=repr(item), qid=repr(qid), first=first)
 
 
 def results(rows: Rows, fmt: str, errors: LineErrors) -> Iterator[tuple[int, str, str, float]]:
@@ -111,7 +129,7 @@ def results(rows: Rows, fmt: str, errors: LineErrors) -> Iterator[tuple[int, str
     rows with a qid, an id column and a score (or a rank: a lower rank scores higher)."""
     for line, row in rows:
         if isinstance(row, BadLine):
-            errors.add(line, row.message)
+            errors.add(line, row.problem)
         elif fmt == "jsonl":
             yield from _listed_results(line, row, errors)
         else:
@@ -120,16 +138,16 @@ def results(rows: Rows, fmt: str, errors: LineErrors) -> Iterator[tuple[int, str
 
 def _listed_results(line: int, row: dict, errors: LineErrors):
     if "qid" not in row or "retrieved" not in row:
-        errors.add(line, RUN_OBJECT)
+        errors.add(line, RUN_OBJECT())
         return
     retrieved, scores = row["retrieved"], row.get("scores")
     if not isinstance(retrieved, list):
-        errors.add(line, RETRIEVED_LIST)
+        errors.add(line, RETRIEVED_LIST())
         return
     if scores is None:
         scores = list(range(len(retrieved), 0, -1))
     if not isinstance(scores, list) or len(scores) != len(retrieved):
-        errors.add(line, SCORES_LIST)
+        errors.add(line, SCORES_LIST())
         return
     qid = cell_text(row["qid"])
     if bad_ids(line, errors, qid=qid):
@@ -147,7 +165,7 @@ def _listed_results(line: int, row: dict, errors: LineErrors):
 def _table_result(line: int, row: dict, errors: LineErrors):
     item = first_id(row, ITEM_COLUMNS)
     if row.get("qid") in (None, "") or item is None:
-        errors.add(line, QID_AND_ID)
+        errors.add(line, QID_AND_ID())
         return
     if bad_ids(line, errors, qid=cell_text(row["qid"]), id=item):
         return
@@ -163,7 +181,7 @@ def _table_result(line: int, row: dict, errors: LineErrors):
             return
         score = -rank
     else:
-        errors.add(line, SCORE_OR_RANK)
+        errors.add(line, SCORE_OR_RANK())
         return
     yield line, cell_text(row["qid"]), item, score
 
@@ -174,11 +192,11 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
     (evidence without a rel_map grade counts 1)."""
     for line, row in rows:
         if isinstance(row, BadLine):
-            errors.add(line, row.message)
+            errors.add(line, row.problem)
             continue
         qid = first_id(row, ("qid", "query_id"))
         if qid is None:
-            errors.add(line, MISSING_QID)
+            errors.add(line, MISSING_QID())
             continue
         if bad_ids(line, errors, qid=qid):
             continue
@@ -186,13 +204,13 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
             rel_map = row.get("rel_map") or {}
             evidence = row.get("gold_evidence") or []
             if not isinstance(rel_map, dict) or not isinstance(evidence, list):
-                errors.add(line, GOLD_SHAPES)
+                errors.add(line, GOLD_SHAPES())
                 continue
             grades = {cell_text(item): 1 for item in evidence}
             for item, raw in rel_map.items():
                 grade = whole_number(raw)
                 if grade is None:
-                    errors.add(line, not_whole(GRADE_OF % {"item": repr(item)}, raw))
+                    errors.add(line, not_whole(GRADE_OF(item=repr(item)), raw))
                 else:
                     grades[cell_text(item)] = grade
             for item, grade in grades.items():
@@ -201,7 +219,7 @@ def judgments(rows: Rows, errors: LineErrors) -> Iterator[tuple[int, str, str, i
             continue
         item = first_id(row, ITEM_COLUMNS)
         if item is None:
-            errors.add(line, MISSING_ITEM)
+            errors.add(line, MISSING_ITEM())
             continue
         if bad_ids(line, errors, id=item):
             continue
@@ -225,12 +243,12 @@ def span_judgments(
     columns = SPAN_COLUMNS[level]
     for line, row in rows:
         if isinstance(row, BadLine):
-            errors.add(line, row.message)
+            errors.add(line, row.problem)
             continue
         qid = first_id(row, ("qid", "query_id"))
         doc_id = first_id(row, ("doc_id", "docid"))
         if qid is None or doc_id is None:
-            errors.add(line, SPAN_ROW % {"columns": ", ".join(columns)})
+            errors.add(line, SPAN_ROW(columns=", ".join(columns)))
             continue
         if bad_ids(line, errors, qid=qid, doc_id=doc_id):
             continue

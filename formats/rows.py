@@ -12,7 +12,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .errors import BadLine, FileRejected, gettext_noop
+from .errors import TEXT, BadLine, FileRejected, Problem, define, gettext_noop
 from .files import FORMATS, UNKNOWN_FORMAT, open_text
 from .values import row_problem
 from .workbooks import check_workbook
@@ -28,32 +28,41 @@ TREC_COLUMNS = {
 TREC_KEPT = {"trec": ("qid", "docid", "rank", "score"), "qrels": ("qid", "docid", "grade")}
 
 
-WRONG_COLUMNS = gettext_noop("expected %(n)s columns '%(columns)s', found %(found)s")
-HEADER_LACKS = gettext_noop("the header lacks %(columns)s")
-BAD_CSV_HEADER = gettext_noop("malformed CSV header (%(error)s)")
-BAD_CSV = gettext_noop("malformed CSV (%(error)s)")
-NAMED_TWICE = gettext_noop("the header names %(columns)s more than once")
-QUOTE_OPEN = gettext_noop("a quote opened on this line is never closed")
-BAD_CSV_FROM_HERE = gettext_noop(
-    "malformed CSV (%(error)s) on line %(at)s; is a quote left open on this line?"
+WRONG_COLUMNS = define(
+    "rows.wrong_columns", gettext_noop("expected %(n)s columns '%(columns)s', found %(found)s")
 )
-VALUES_VS_HEADER = gettext_noop("%(n)s values but the header has %(columns)s columns")
-NOT_XLSX = gettext_noop("the file is not an Excel workbook (.xlsx)")
-WORKBOOK_XML = gettext_noop("the workbook's XML cannot be read (%(error)s)")
-SHEET_XML = gettext_noop("the sheet's XML cannot be read (%(error)s)")
-NO_HEADER = gettext_noop("values in columns without a header")
-BAD_JSON = gettext_noop("malformed JSON (%(error)s, column %(column)s)")
-NOT_OBJECT = gettext_noop("expected a JSON object {...}")
-JSON_REFUSED = gettext_noop("malformed JSON (%(reason)s)")
-NESTED_TOO_DEEPLY = gettext_noop("nested too deeply")
-NAN_OR_INFINITY = gettext_noop("NaN and Infinity are not allowed")
-TOO_MANY_DIGITS = gettext_noop("an integer has too many digits")
+HEADER_LACKS = define("rows.header_lacks", gettext_noop("the header lacks %(columns)s"))
+BAD_CSV_HEADER = define("rows.bad_csv_header", gettext_noop("malformed CSV header (%(error)s)"))
+BAD_CSV = define("rows.bad_csv", gettext_noop("malformed CSV (%(error)s)"))
+NAMED_TWICE = define(
+    "rows.named_twice", gettext_noop("the header names %(columns)s more than once")
+)
+QUOTE_OPEN = define("rows.quote_open", gettext_noop("a quote opened on this line is never closed"))
+BAD_CSV_FROM_HERE = define(
+    "rows.bad_csv_from_here",
+    gettext_noop("malformed CSV (%(error)s) on line %(at)s; is a quote left open on this line?"),
+)
+VALUES_VS_HEADER = define(
+    "rows.values_vs_header", gettext_noop("%(n)s values but the header has %(columns)s columns")
+)
+NOT_XLSX = define("rows.not_xlsx", gettext_noop("the file is not an Excel workbook (.xlsx)"))
+WORKBOOK_XML = define(
+    "rows.workbook_xml", gettext_noop("the workbook's XML cannot be read (%(error)s)")
+)
+SHEET_XML = define("rows.sheet_xml", gettext_noop("the sheet's XML cannot be read (%(error)s)"))
+NO_HEADER = define("rows.no_header", gettext_noop("values in columns without a header"))
+BAD_JSON = define("rows.bad_json", gettext_noop("malformed JSON (%(error)s, column %(column)s)"))
+NOT_OBJECT = define("rows.not_object", gettext_noop("expected a JSON object {...}"))
+JSON_REFUSED = define("rows.json_refused", gettext_noop("malformed JSON (%(reason)s)"))
+NESTED_TOO_DEEPLY = define("rows.nested_too_deeply", gettext_noop("nested too deeply"))
+NAN_OR_INFINITY = define("rows.nan_or_infinity", gettext_noop("NaN and Infinity are not allowed"))
+TOO_MANY_DIGITS = define("rows.too_many_digits", gettext_noop("an integer has too many digits"))
 
 
-def wrong_columns(fmt: str, found: int) -> str:
+def wrong_columns(fmt: str, found: int) -> Problem:
     """The one wording of a TREC line with the wrong number of columns."""
     columns = TREC_COLUMNS[fmt]
-    return WRONG_COLUMNS % {"n": len(columns), "columns": " ".join(columns), "found": found}
+    return WRONG_COLUMNS(n=len(columns), columns=" ".join(columns), found=found)
 
 
 class RowSource:
@@ -75,9 +84,7 @@ class RowSource:
         max_bytes: int | None = None,
     ):
         if fmt not in FORMATS:
-            raise FileRejected(
-                [UNKNOWN_FORMAT % {"format": repr(fmt), "formats": ", ".join(FORMATS)}]
-            )
+            raise FileRejected([UNKNOWN_FORMAT(format=repr(fmt), formats=", ".join(FORMATS))])
         self.path = Path(path)
         self.fmt = fmt
         self.required = required
@@ -124,10 +131,10 @@ class RowSource:
         named = [column for column in header if column]
         twice = sorted({column for column in named if named.count(column) > 1})
         if twice:
-            return BadLine(NAMED_TWICE % {"columns": ", ".join(map(repr, twice))})
+            return BadLine(NAMED_TWICE(columns=", ".join(map(repr, twice))))
         missing = [column for column in self.required if column not in header]
         self.columns = tuple(named)
-        return BadLine(HEADER_LACKS % {"columns": ", ".join(missing)}) if missing else None
+        return BadLine(HEADER_LACKS(columns=", ".join(missing))) if missing else None
 
     def _csv_rows(self, handle) -> Iterator[tuple[int, Row]]:
         # strict: a quote left open is an error, not a field that swallows later rows.
@@ -137,7 +144,7 @@ class RowSource:
         except StopIteration:
             return
         except csv.Error as error:
-            yield 1, BadLine(BAD_CSV_HEADER % {"error": error})
+            yield 1, BadLine(BAD_CSV_HEADER(error=str(error)))
             return
         header = [h.strip() for h in header]
         if problem := self._header_problem(header):
@@ -155,7 +162,7 @@ class RowSource:
             if not any(v.strip() for v in values):
                 continue
             if len(values) > len(header):
-                message = VALUES_VS_HEADER % {"n": len(values), "columns": len(header)}
+                message = VALUES_VS_HEADER(n=len(values), columns=len(header))
                 yield reader.line_num, BadLine(message)
                 continue
             yield (
@@ -170,9 +177,9 @@ class RowSource:
         try:
             workbook = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
         except SyntaxError as error:  # xml.etree's ParseError: an undefined entity…
-            raise FileRejected([WORKBOOK_XML % {"error": error}]) from None
+            raise FileRejected([WORKBOOK_XML(error=str(error))]) from None
         except (zipfile.BadZipFile, KeyError, OSError, ValueError):
-            raise FileRejected([NOT_XLSX]) from None
+            raise FileRejected([NOT_XLSX()]) from None
         try:
             sheet = workbook.worksheets[0]
             numbered = _numbered(sheet.iter_rows(values_only=True))
@@ -195,7 +202,7 @@ class RowSource:
                 if all(v is None or str(v).strip() == "" for v in values):
                     continue
                 if any(v not in (None, "") for v in values[len(header) :]):
-                    yield number, BadLine(NO_HEADER)
+                    yield number, BadLine(NO_HEADER())
                     continue
                 yield (
                     number,
@@ -209,13 +216,13 @@ class RowSource:
             workbook.close()
 
 
-def _csv_problem(error: csv.Error, start: int, at: int) -> str:
+def _csv_problem(error: csv.Error, start: int, at: int) -> Problem:
     """A CSV error, worded for the record it broke (which may span several lines)."""
     if "unexpected end of data" in str(error):
-        return QUOTE_OPEN
+        return QUOTE_OPEN()
     if at > start:
-        return BAD_CSV_FROM_HERE % {"error": error, "at": at}
-    return BAD_CSV % {"error": error}
+        return BAD_CSV_FROM_HERE(error=str(error), at=at)
+    return BAD_CSV(error=str(error))
 
 
 def read_rows(path: Path | str, fmt: str, **options) -> Iterator[tuple[int, Row]]:
@@ -230,13 +237,13 @@ def jsonl_rows(lines: Iterable[str]) -> Iterator[tuple[int, Row]]:
         try:
             row = json.loads(raw, parse_constant=_not_a_number)
         except json.JSONDecodeError as error:
-            yield number, BadLine(BAD_JSON % {"error": error.msg, "column": error.colno})
+            yield number, BadLine(BAD_JSON(error=error.msg, column=error.colno))
             continue
         except (ValueError, RecursionError) as error:
-            yield number, BadLine(JSON_REFUSED % {"reason": json_reason(error)})
+            yield number, BadLine(JSON_REFUSED(reason=json_reason(error)))
             continue
         if not isinstance(row, dict):
-            yield number, BadLine(NOT_OBJECT)
+            yield number, BadLine(NOT_OBJECT())
             continue
         yield number, row
 
@@ -249,26 +256,34 @@ def _not_a_number(name: str):
     raise _NotANumber(name)
 
 
-def json_reason(error: ValueError | RecursionError) -> str:
+def json_reason(error: ValueError | RecursionError) -> Problem:
     """Why the decoder gave up on a JSON text: too deep, NaN, a huge integer."""
     if isinstance(error, RecursionError):
-        return NESTED_TOO_DEEPLY
+        return NESTED_TOO_DEEPLY()
     if isinstance(error, _NotANumber):
-        return NAN_OR_INFINITY
+        return NAN_OR_INFINITY()
     if "digits" in str(error):  # int()'s limit of 4,300 digits
-        return TOO_MANY_DIGITS
-    return str(error)
+        return TOO_MANY_DIGITS()
+    return TEXT(text=str(error))
+
+
+class JsonRefused(ValueError):
+    """JSON text that parses but cannot be kept; ``problem`` says why (``json_reason``)."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 def load_json(text: str):
     """JSON text as Python values; NaN and Infinity refused, and deep nesting and huge
-    integers raise ``ValueError`` whose text is ``json_reason`` (no RecursionError)."""
+    integers raise ``JsonRefused`` (a ValueError, never a RecursionError)."""
     try:
         return json.loads(text, parse_constant=_not_a_number)
     except json.JSONDecodeError:
         raise
     except (ValueError, RecursionError) as error:
-        raise ValueError(json_reason(error)) from None
+        raise JsonRefused(json_reason(error)) from None
 
 
 def trec_rows(lines: Iterable[str], fmt: str) -> Iterator[tuple[int, Row]]:
@@ -294,7 +309,7 @@ def _numbered(rows: Iterator[tuple]) -> Iterator[tuple[int, tuple | BadLine]]:
         for number, values in enumerate(rows, start=1):
             yield number, values
     except (SyntaxError, ValueError, KeyError, OSError, zipfile.BadZipFile) as error:
-        yield number + 1, BadLine(SHEET_XML % {"error": error})
+        yield number + 1, BadLine(SHEET_XML(error=str(error)))
 
 
 def _spreadsheet_value(value):

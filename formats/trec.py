@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import LineErrors
+from .errors import LineErrors, Problem
 from .files import BOM
 from .records import not_number, not_whole
 from .rows import TREC_COLUMNS, wrong_columns
@@ -197,7 +197,7 @@ def numbers(
             ok[position] = False
     bad = np.flatnonzero(~ok)
 
-    def message(i: int) -> str:
+    def message(i: int) -> Problem:
         text = column[bad[i]].decode(errors="replace")
         return not_number(name, text) if kind == "float" else not_whole(name, text)
 

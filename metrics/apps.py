@@ -12,6 +12,7 @@ class MetricsConfig(AppConfig):
         from annotator.importing import register_kind
         from annotator.pool import register_ranking_source
 
+        from . import trec_files  # noqa: F401  (its problems' codes)
         from .rankings import pool_rankings
         from .run_import import RUN_KIND
 

@@ -23,12 +23,33 @@ from annotator.importing import ImportKind, ImportResult
 from annotator.models import Chunk, Chunking, Project
 from formats import MAX_REPORTED, FileRejected, LineErrors
 from formats.arrays import RUN_FORMATS
+from formats.errors import TEXT, Problem, define, gettext_noop
 
 from .models import Run, RunLevel
 from .run_rows import RunRows, read_rows
 from .tasks import index_after_import
 
 FORMATS = RUN_FORMATS
+
+RUN_EXISTS = define(
+    "run.exists", gettext_noop("a run named %(name)s already exists in this project")
+)
+UNKNOWN_QUERY_ID = define("run.unknown_query_id", gettext_noop("unknown query id %(id)s"))
+UNKNOWN_ID = define("run.unknown_id", gettext_noop("unknown id %(id)s"))
+NOTHING_KNOWN = define(
+    "run.nothing_known", gettext_noop("no line names a known query and a known id")
+)
+WRONG_CHUNKING = define(
+    "run.wrong_chunking",
+    gettext_noop(
+        "only %(known)s of the file's %(n)s distinct ids are in %(where)s, but %(share)s are "
+        "in %(other)s: upload it against %(other)s (%(option)s); nothing imported"
+    ),
+)
+IN_CHUNKING = define("run.in_chunking", gettext_noop("chunking %(name)s"))
+IN_DOCUMENTS = define("run.in_documents", gettext_noop("the project's documents"))
+NO_CHUNKING = define("run.no_chunking", gettext_noop("no chunking named %(name)s"))
+DROPPED = define("run.dropped", gettext_noop("%(n)s lines dropped (unknown query or item ids)"))
 
 
 def import_run(
@@ -49,7 +70,7 @@ def import_run(
     error. ``progress`` is called with the share of the file read so far."""
     path = Path(path)
     if not replace and Run.objects.filter(project=project, name=name).exists():
-        raise FileRejected([f"a run named {name!r} already exists in this project"])
+        raise FileRejected([RUN_EXISTS(name=repr(name))])
     errors = LineErrors()
     query_ids = dict(project.queries.values_list("qid", "pk"))
     if chunking is not None:
@@ -71,11 +92,11 @@ def import_run(
     unknown_query = rows.query < 0
     unknown_item = (rows.item < 0) & ~unknown_query
     if not keep_known:
-        _report(errors, rows, unknown_query, rows.query_ids, "unknown query id")
-        _report(errors, rows, unknown_item, rows.item_ids, "unknown id")
+        _report(errors, rows, unknown_query, rows.query_ids, UNKNOWN_QUERY_ID)
+        _report(errors, rows, unknown_item, rows.item_ids, UNKNOWN_ID)
     known = ~(unknown_query | unknown_item)
     if not errors and rows.size and not known.any():
-        errors.add(0, "no line names a known query and a known id")
+        errors.add(0, NOTHING_KNOWN())
     errors.raise_if_any()
     dropped = int(np.count_nonzero(~known))
     with transaction.atomic():
@@ -114,7 +135,7 @@ WRONG_BELOW = 0.9
 OTHER_AT_LEAST = 0.99
 
 
-def _wrong_chunking(project: Project, chunking: Chunking | None, rows: RunRows) -> str | None:
+def _wrong_chunking(project: Project, chunking: Chunking | None, rows: RunRows) -> Problem | None:
     """The refusal message when the file's ids belong to another chunking, else None."""
     if not (rows.item < 0).any():
         return None
@@ -130,21 +151,24 @@ def _wrong_chunking(project: Project, chunking: Chunking | None, rows: RunRows) 
     for name, other_ids in candidates:
         share = len(names & other_ids) / len(names)
         if share >= OTHER_AT_LEAST:
-            where = f"chunking {chunking.name!r}" if chunking else "the project's documents"
+            where = IN_CHUNKING(name=repr(chunking.name)) if chunking else IN_DOCUMENTS()
             option = "--documents" if name == "documents" else f"--chunking {name}"
-            return (
-                f"only {known:.0%} of the file's {len(names)} distinct ids are in {where}, "
-                f"but {share:.0%} are in {name!r}: upload it against {name!r} "
-                f"({option}); nothing imported"
+            return WRONG_CHUNKING(
+                known=f"{known:.0%}",
+                n=len(names),
+                where=where,
+                share=f"{share:.0%}",
+                other=repr(name),
+                option=option,
             )
     return None
 
 
-def _report(errors: LineErrors, rows: RunRows, unknown, names, what: str) -> None:
-    """One ``line N: what 'id'`` per unknown row; only the reported ones are named."""
+def _report(errors: LineErrors, rows: RunRows, unknown, names, kind) -> None:
+    """One ``line N: unknown … 'id'`` per unknown row; only the reported ones are named."""
     where = np.flatnonzero(unknown)
     shown = names(where[:MAX_REPORTED])
-    errors.add_each(rows.lines(where), lambda i: f"{what} {shown[i]!r}")
+    errors.add_each(rows.lines(where), lambda i: kind(id=repr(shown[i])))
 
 
 def _summary(where: np.ndarray, names) -> dict:
@@ -159,7 +183,7 @@ def _load(project, path, *, fmt, options, progress, changed_by, source_name) -> 
     if options.get("chunking"):
         chunking = Chunking.objects.filter(project=project, name=options["chunking"]).first()
         if chunking is None:
-            raise FileRejected([f"no chunking named {options['chunking']!r}"])
+            raise FileRejected([NO_CHUNKING(name=repr(options["chunking"]))])
     run = import_run(
         project,
         path,
@@ -172,10 +196,8 @@ def _load(project, path, *, fmt, options, progress, changed_by, source_name) -> 
         progress=progress,
         source_name=source_name,
     )
-    detail = run.name
-    if run.n_dropped:
-        detail += f"; {run.n_dropped} lines dropped (unknown query or item ids)"
-    return ImportResult("run", run.n_results, detail=detail)
+    notes = (TEXT(text=run.name),) + ((DROPPED(n=run.n_dropped),) if run.n_dropped else ())
+    return ImportResult("run", run.n_results, notes=notes)
 
 
 RUN_KIND = ImportKind(

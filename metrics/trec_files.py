@@ -10,8 +10,17 @@ import numpy as np
 
 from formats import FileRejected, Judged, encode, read_qrels, read_run
 from formats.columnar import read_regular_run
+from formats.errors import define, gettext_noop
 from numerics.measures.ranking import JudgedRows, judged_rows, judged_rows_of_run
 from numerics.measures.trec_eval import Column, report_lines, summarise, values
+
+NO_COMMON_QUERY = define(
+    "evaluate.no_common_query",
+    gettext_noop(
+        "no query of the run is in the qrels (trec_eval: no queries with both results and "
+        "relevance info)"
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -41,13 +50,7 @@ def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
     ranked = read_run(run_path)
     encoded = encode(judged, ranked)
     if not encoded.in_run.any():
-        raise FileRejected(
-            [
-                "no query of the run is in the qrels (trec_eval: no queries with both results"
-                " and relevance info)"
-            ],
-            source=Path(run_path).name,
-        )
+        raise _no_common_query(run_path)
     rows = judged_rows(
         run_query=encoded.run_query,
         run_item=encoded.run_item,
@@ -122,13 +125,7 @@ def evaluate_judged(
 
 
 def _no_common_query(run_path: str | Path) -> FileRejected:
-    return FileRejected(
-        [
-            "no query of the run is in the qrels (trec_eval: no queries with both results"
-            " and relevance info)"
-        ],
-        source=Path(run_path).name,
-    )
+    return FileRejected([NO_COMMON_QUERY()], source=Path(run_path).name)
 
 
 def _judge_regular(judged: Judged, run_path: str | Path) -> JudgedRun | None:

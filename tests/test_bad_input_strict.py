@@ -16,7 +16,7 @@ import pytest
 from django.utils import translation
 
 from annotator.importing import run_import
-from annotator.problems import translated
+from annotator.problems import shown
 from formats import FileRejected
 from metrics.models import Run
 from metrics.run_import import import_run
@@ -374,48 +374,83 @@ def test_json_in_cells_is_parsed_by_the_same_strict_rules(project, tmp_path):
 
 # --- every new wording is shown in the user's language ------------------------------------
 
-SHOWN_IN_CHINESE = [
-    (CLOSE_MESSAGE, "第 2 行：本行开始的引号没有闭合"),
-    ("line 1: the header names 'text' more than once", "第 1 行：表头多次出现 'text'"),
-    (
-        "line 2: a document needs a text or a pages field (text may be empty)",
-        "第 2 行：文档需要 text 或 pages 字段（text 可以为空）",
-    ),
-    ("line 1: span [10, 5): end before start", "第 1 行：区间 [10, 5)：结束位置在开始位置之前"),
-    (
-        "line 1: doc_id 'a b' contains whitespace, which ids cannot hold",
-        "第 1 行：doc_id 'a b' 含有空白字符，id 不能含空白",
-    ),
-    (
-        "line 2: text is 101 characters long, over the limit of 100",
-        "第 2 行：text 长 101 个字符，超过上限 100",
-    ),
-    (
-        "line 1: text holds the control character U+0000, which cannot be stored or exported",
-        "第 1 行：text 含有控制字符 U+0000，无法存储或导出",
-    ),
-    (
-        "line 1: text holds a lone surrogate U+D800, which is not Unicode text",
-        "第 1 行：text 含有孤立的代理码位 U+D800，不是有效的 Unicode 文本",
-    ),
-    ("line 1: malformed JSON (nested too deeply)", "第 1 行：JSON 无法接受（嵌套过深）"),
-    (
-        "line 2: metadata is not valid JSON (NaN and Infinity are not allowed)",
-        "第 2 行：metadata 不是有效的 JSON（不允许 NaN 和 Infinity）",
-    ),
-    (
-        "the workbook part xl/worksheets/sheet1.xml inflates 1,000 times, over the limit of "
-        "200 times (a zip bomb?)",
-        "工作簿部件 xl/worksheets/sheet1.xml 解压后膨胀 1,000 倍，超过上限 200 倍（压缩炸弹？）",
-    ),
-    (
-        "line 2: the sheet's XML cannot be read (undefined entity &x;: line 1, column 9)",
-        "第 2 行：无法读取工作表的 XML（undefined entity &x;: line 1, column 9）",
-    ),
-]
+
+def _shown_in_chinese():
+    from annotator.importing import common, corpus
+    from formats import rows, values, workbooks
+    from formats.errors import LINE
+
+    return [
+        (LINE(line=2, problem=rows.QUOTE_OPEN()), CLOSE_MESSAGE, "第 2 行：本行开始的引号没有闭合"),
+        (
+            LINE(line=1, problem=rows.NAMED_TWICE(columns="'text'")),
+            "line 1: the header names 'text' more than once",
+            "第 1 行：表头多次出现 'text'",
+        ),
+        (
+            LINE(line=2, problem=corpus.NO_TEXT()),
+            "line 2: a document needs a text or a pages field (text may be empty)",
+            "第 2 行：文档需要 text 或 pages 字段（text 可以为空）",
+        ),
+        (
+            LINE(line=1, problem=corpus.SPAN_REVERSED(start=10, end=5)),
+            "line 1: span [10, 5): end before start",
+            "第 1 行：区间 [10, 5)：结束位置在开始位置之前",
+        ),
+        (
+            LINE(line=1, problem=values.ID_WHITESPACE(name="doc_id", value="'a b'")),
+            "line 1: doc_id 'a b' contains whitespace, which ids cannot hold",
+            "第 1 行：doc_id 'a b' 含有空白字符，id 不能含空白",
+        ),
+        (
+            LINE(line=2, problem=values.TEXT_TOO_LONG(name="text", n="101", limit="100")),
+            "line 2: text is 101 characters long, over the limit of 100",
+            "第 2 行：text 长 101 个字符，超过上限 100",
+        ),
+        (
+            LINE(line=1, problem=values.text_problem("a\x00", "text")),
+            "line 1: text holds the control character U+0000, which cannot be stored or exported",
+            "第 1 行：text 含有控制字符 U+0000，无法存储或导出",
+        ),
+        (
+            LINE(line=1, problem=values.text_problem("\ud800", "text")),
+            "line 1: text holds a lone surrogate U+D800, which is not Unicode text",
+            "第 1 行：text 含有孤立的代理码位 U+D800，不是有效的 Unicode 文本",
+        ),
+        (
+            LINE(line=1, problem=rows.JSON_REFUSED(reason=rows.NESTED_TOO_DEEPLY())),
+            "line 1: malformed JSON (nested too deeply)",
+            "第 1 行：JSON 无法接受（嵌套过深）",
+        ),
+        (
+            LINE(
+                line=2,
+                problem=common.NOT_JSON_BECAUSE(name="metadata", reason=rows.NAN_OR_INFINITY()),
+            ),
+            "line 2: metadata is not valid JSON (NaN and Infinity are not allowed)",
+            "第 2 行：metadata 不是有效的 JSON（不允许 NaN 和 Infinity）",
+        ),
+        (
+            workbooks.INFLATES(part="xl/worksheets/sheet1.xml", ratio="1,000", limit=200),
+            "the workbook part xl/worksheets/sheet1.xml inflates 1,000 times, over the limit of "
+            "200 times (a zip bomb?)",
+            "工作簿部件 xl/worksheets/sheet1.xml 解压后膨胀 1,000 倍，"
+            "超过上限 200 倍（压缩炸弹？）",
+        ),
+        (
+            LINE(line=2, problem=rows.SHEET_XML(error="undefined entity &x;: line 1, column 9")),
+            "line 2: the sheet's XML cannot be read (undefined entity &x;: line 1, column 9)",
+            "第 2 行：无法读取工作表的 XML（undefined entity &x;: line 1, column 9）",
+        ),
+    ]
 
 
-@pytest.mark.parametrize(("english", "chinese"), SHOWN_IN_CHINESE)
-def test_problems_are_shown_in_chinese(english, chinese):
+@pytest.mark.parametrize("case", range(12))
+def test_problems_are_shown_in_chinese(case):
+    """Each problem is said in English by the command line and in Chinese on a page."""
+    cases = _shown_in_chinese()
+    assert len(cases) == 12
+    problem, english, chinese = cases[case]
+    assert str(problem) == english
     with translation.override("zh-hans"):
-        assert translated(english) == chinese
+        assert shown(problem) == chinese

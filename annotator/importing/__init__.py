@@ -17,6 +17,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from formats import FileRejected, RowSource, check_file, detect_format
+from formats.errors import define, gettext_noop
 
 from ..models import Project
 from .common import ImportResult
@@ -25,6 +26,12 @@ from .files import Source, import_files
 from .judgments import import_labels
 
 PROGRESS_EVERY = 500
+UNKNOWN_KIND = define(
+    "import.unknown_kind", gettext_noop("unknown import kind %(kind)s; use one of %(kinds)s")
+)
+WRONG_FORMAT = define(
+    "import.wrong_format", gettext_noop("%(kind)s cannot be read from %(format)s; use %(formats)s")
+)
 Progress = Callable[[float], None] | None
 
 __all__ = [
@@ -93,13 +100,13 @@ def run_import(
     """
     spec = _KINDS.get(kind)
     if spec is None:
-        raise FileRejected([f"unknown import kind {kind!r}; use one of {', '.join(_KINDS)}"])
+        raise FileRejected([UNKNOWN_KIND(kind=repr(kind), kinds=", ".join(_KINDS))])
     path = Path(path)
     fmt = (
         spec.formats[0] if spec.own_types else detect_format(path, format, default=spec.formats[0])
     )
     if fmt not in spec.formats:
-        raise FileRejected([f"{kind} cannot be read from {fmt}; use {', '.join(spec.formats)}"])
+        raise FileRejected([WRONG_FORMAT(kind=kind, format=fmt, formats=", ".join(spec.formats))])
     result = spec.load(
         project,
         path,

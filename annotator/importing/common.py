@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from formats import LineErrors, Rows, cell_text, not_whole, whole_number
-from formats.errors import gettext_noop
+from formats.errors import Problem, define, gettext_noop
 from formats.records import MISSING
-from formats.rows import load_json
+from formats.rows import JsonRefused, load_json
 from formats.values import id_problem
 
 BATCH = 2000
@@ -18,20 +18,32 @@ Tick = Callable[[], None] | None
 
 __all__ = ["BATCH", "ImportResult", "Rows", "Tick"]
 
-TOO_LONG = gettext_noop("%(what)s is longer than %(n)s characters")
-EXISTS = gettext_noop("%(noun)s %(value)s already exists in this project")
-REPEATS = gettext_noop("%(noun)s %(value)s repeats line %(line)s")
-NOT_JSON = gettext_noop("%(name)s is not valid JSON")
-NOT_JSON_BECAUSE = gettext_noop("%(name)s is not valid JSON (%(reason)s)")
+TOO_LONG = define("import.too_long", gettext_noop("%(what)s is longer than %(n)s characters"))
+EXISTS = define("import.exists", gettext_noop("%(noun)s %(value)s already exists in this project"))
+REPEATS = define("import.repeats", gettext_noop("%(noun)s %(value)s repeats line %(line)s"))
+NOT_JSON = define("import.not_json", gettext_noop("%(name)s is not valid JSON"))
+NOT_JSON_BECAUSE = define(
+    "import.not_json_because", gettext_noop("%(name)s is not valid JSON (%(reason)s)")
+)
 # The nouns filled into the wording above, translated with it.
-NOUNS = (gettext_noop("document"), gettext_noop("query"), gettext_noop("chunk"))
+DOCUMENT = define("noun.document", gettext_noop("document"))
+QUERY = define("noun.query", gettext_noop("query"))
+CHUNK = define("noun.chunk", gettext_noop("chunk"))
 
 
 @dataclass(frozen=True)
 class ImportResult:
+    """What an import wrote: how many rows, and ``notes`` on it (a name, files left
+    unchanged, lines dropped, warnings), said in the reader's language when shown."""
+
     kind: str
     created: int
-    detail: str = ""
+    notes: tuple[Problem, ...] = ()
+
+    @property
+    def detail(self) -> str:
+        """The notes in English (command output)."""
+        return "; ".join(str(note) for note in self.notes)
 
 
 def as_text(value) -> str:
@@ -40,10 +52,10 @@ def as_text(value) -> str:
 
 def check_id(value: str | None, what: str, line: int, errors: LineErrors) -> bool:
     if value is None:
-        errors.add(line, MISSING % {"what": what})
+        errors.add(line, MISSING(what=what))
         return False
     if len(value) > MAX_ID_LENGTH:
-        errors.add(line, TOO_LONG % {"what": what, "n": MAX_ID_LENGTH})
+        errors.add(line, TOO_LONG(what=what, n=MAX_ID_LENGTH))
         return False
     if problem := id_problem(what, value):
         errors.add(line, problem)
@@ -53,7 +65,7 @@ def check_id(value: str | None, what: str, line: int, errors: LineErrors) -> boo
 
 def claim_id(
     value: str,
-    noun: str,
+    noun: Problem,
     line: int,
     seen: dict[str, int],
     errors: LineErrors,
@@ -61,10 +73,10 @@ def claim_id(
 ) -> bool:
     """Whether ``value`` is new to the project and the file; records it as seen."""
     if value in existing:
-        errors.add(line, EXISTS % {"noun": noun, "value": repr(value)})
+        errors.add(line, EXISTS(noun=noun, value=repr(value)))
         return False
     if value in seen:
-        errors.add(line, REPEATS % {"noun": noun, "value": repr(value), "line": seen[value]})
+        errors.add(line, REPEATS(noun=noun, value=repr(value), line=seen[value]))
         return False
     seen[value] = line
     return True
@@ -76,10 +88,10 @@ def json_value(value, line: int, name: str, errors: LineErrors):
         try:
             return load_json(value)
         except json.JSONDecodeError:
-            errors.add(line, NOT_JSON % {"name": name})
+            errors.add(line, NOT_JSON(name=name))
             return None
-        except ValueError as error:  # NaN, too deep, a huge integer
-            errors.add(line, NOT_JSON_BECAUSE % {"name": name, "reason": error})
+        except JsonRefused as error:  # NaN, too deep, a huge integer
+            errors.add(line, NOT_JSON_BECAUSE(name=name, reason=error.problem))
             return None
     return value
 

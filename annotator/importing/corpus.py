@@ -15,10 +15,13 @@ from django.db import transaction
 from django.db.models.functions import Length
 
 from formats import BadLine, FileRejected, LineErrors, first_id
-from formats.errors import gettext_noop
+from formats.errors import TEXT, define, gettext_noop
 
 from ..models import Chunk, Chunking, Document, Project, Query
 from .common import (
+    CHUNK,
+    DOCUMENT,
+    QUERY,
     ImportResult,
     Rows,
     Tick,
@@ -31,25 +34,46 @@ from .common import (
 )
 from .staging import Staging
 
-PAGES_LIST = gettext_noop("pages must be a list of page texts")
-TEXT_OR_PAGES = gettext_noop("give either text or pages, not both")
-METADATA_OBJECT = gettext_noop("metadata must be an object")
-TITLE_TOO_LONG = gettext_noop("title is longer than 1000 characters")
-NO_DOCUMENTS = gettext_noop("the file holds no documents")
-DOCUMENT_EXISTS = gettext_noop("document %(id)s already exists in this project")
-MISSING_QUERY_TEXT = gettext_noop("missing query text")
-TAGS_LIST = gettext_noop("tags must be a list")
-NO_QUERIES = gettext_noop("the file holds no queries")
-QUERY_EXISTS = gettext_noop("query %(id)s already exists in this project")
-UNKNOWN_DOCUMENT = gettext_noop("unknown document %(id)s")
-SPAN_OUTSIDE = gettext_noop(
-    "span [%(start)s, %(end)s) is not inside document %(id)s (length %(length)s)"
+PAGES_LIST = define("import.pages_list", gettext_noop("pages must be a list of page texts"))
+TEXT_OR_PAGES = define("import.text_or_pages", gettext_noop("give either text or pages, not both"))
+METADATA_OBJECT = define("import.metadata_object", gettext_noop("metadata must be an object"))
+TITLE_TOO_LONG = define(
+    "import.title_too_long", gettext_noop("title is longer than 1000 characters")
 )
-CHUNK_TEXT_NOT_FOUND = gettext_noop("chunk text not found in document %(id)s")
-START_END_OR_TEXT = gettext_noop("give start and end, or the chunk text")
-NO_CHUNKS = gettext_noop("the file holds no chunks")
-NO_TEXT = gettext_noop("a document needs a text or a pages field (text may be empty)")
-SPAN_REVERSED = gettext_noop("span [%(start)s, %(end)s): end before start")
+NO_DOCUMENTS = define("import.no_documents", gettext_noop("the file holds no documents"))
+DOCUMENT_EXISTS = define(
+    "import.document_exists", gettext_noop("document %(id)s already exists in this project")
+)
+MISSING_QUERY_TEXT = define("import.missing_query_text", gettext_noop("missing query text"))
+TAGS_LIST = define("import.tags_list", gettext_noop("tags must be a list"))
+NO_QUERIES = define("import.no_queries", gettext_noop("the file holds no queries"))
+QUERY_EXISTS = define(
+    "import.query_exists", gettext_noop("query %(id)s already exists in this project")
+)
+UNKNOWN_DOCUMENT = define("import.unknown_document", gettext_noop("unknown document %(id)s"))
+SPAN_OUTSIDE = define(
+    "import.span_outside",
+    gettext_noop("span [%(start)s, %(end)s) is not inside document %(id)s (length %(length)s)"),
+)
+CHUNK_TEXT_NOT_FOUND = define(
+    "import.chunk_text_not_found", gettext_noop("chunk text not found in document %(id)s")
+)
+START_END_OR_TEXT = define(
+    "import.start_end_or_text", gettext_noop("give start and end, or the chunk text")
+)
+NO_CHUNKS = define("import.no_chunks", gettext_noop("the file holds no chunks"))
+NO_TEXT = define(
+    "import.no_text", gettext_noop("a document needs a text or a pages field (text may be empty)")
+)
+SPAN_REVERSED = define(
+    "import.span_reversed", gettext_noop("span [%(start)s, %(end)s): end before start")
+)
+CHUNKING_NAME = define(
+    "import.chunking_name", gettext_noop("a chunking needs a name of 1–200 characters")
+)
+CHUNKING_EXISTS = define(
+    "import.chunking_exists", gettext_noop("chunking %(name)s already exists in this project")
+)
 
 PAGE_SEPARATOR = "\n\n"
 
@@ -60,7 +84,7 @@ def _new_id(line, row, keys, kind, seen, errors, existing, tick) -> str | None:
     if tick:
         tick()
     if isinstance(row, BadLine):
-        errors.add(line, row.message)
+        errors.add(line, row.problem)
         return None
     new_id = first_id(row, keys)
     if not check_id(new_id, keys[0], line, errors):
@@ -83,17 +107,17 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
     created = 0
     try:
         for line, row in rows:
-            doc_id = _new_id(line, row, ("doc_id", "id"), "document", seen, errors, existing, tick)
+            doc_id = _new_id(line, row, ("doc_id", "id"), DOCUMENT(), seen, errors, existing, tick)
             if doc_id is None:
                 continue
             pages = json_value(row.get("pages"), line, "pages", errors)
             page_starts: list[int] = []
             if pages is not None:
                 if not isinstance(pages, list) or not all(isinstance(p, str) for p in pages):
-                    errors.add(line, PAGES_LIST)
+                    errors.add(line, PAGES_LIST())
                     continue
                 if row.get("text") not in (None, ""):
-                    errors.add(line, TEXT_OR_PAGES)
+                    errors.add(line, TEXT_OR_PAGES())
                     continue
                 offset = 0
                 for page in pages:
@@ -104,11 +128,11 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
                 # An explicitly empty text is a document (real collections hold some).
                 text = as_text(row.get("text"))
             else:
-                errors.add(line, NO_TEXT)
+                errors.add(line, NO_TEXT())
                 continue
             metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
             if not isinstance(metadata, dict):
-                errors.add(line, METADATA_OBJECT)
+                errors.add(line, METADATA_OBJECT())
                 continue
             metadata = {
                 **metadata,
@@ -116,7 +140,7 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
             }
             title = as_text(row.get("title"))
             if len(title) > 1000:
-                errors.add(line, TITLE_TOO_LONG)
+                errors.add(line, TITLE_TOO_LONG())
                 continue
             if errors:
                 continue  # keep validating, stop writing
@@ -132,7 +156,7 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
             )
             created += 1
         if not seen and not errors:
-            errors.add(0, NO_DOCUMENTS)
+            errors.add(0, NO_DOCUMENTS())
         errors.raise_if_any()
     except BaseException:
         staging.discard()
@@ -147,7 +171,7 @@ def _move_documents(staged: Project, project: Project, seen: dict[str, int]) -> 
     clash = rows.filter(doc_id__in=project.documents.values("doc_id"))
     errors = LineErrors()
     for doc_id in clash.values_list("doc_id", flat=True):
-        errors.add(seen[doc_id], DOCUMENT_EXISTS % {"id": repr(doc_id)})
+        errors.add(seen[doc_id], DOCUMENT_EXISTS(id=repr(doc_id)))
     errors.raise_if_any()
     rows.update(project=project)
 
@@ -164,22 +188,22 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
     batch: list[Query] = []
     created = 0
     for line, row in rows:
-        qid = _new_id(line, row, ("qid", "id"), "query", seen, errors, existing, tick)
+        qid = _new_id(line, row, ("qid", "id"), QUERY(), seen, errors, existing, tick)
         if qid is None:
             continue
         text = as_text(row.get("text", row.get("query"))).strip()
         if not text:
-            errors.add(line, MISSING_QUERY_TEXT)
+            errors.add(line, MISSING_QUERY_TEXT())
             continue
         tags = json_value(row.get("tags", []), line, "tags", errors)
         if isinstance(tags, str):
             tags = [t.strip() for t in tags.split(",") if t.strip()]
         if not isinstance(tags, list):
-            errors.add(line, TAGS_LIST)
+            errors.add(line, TAGS_LIST())
             continue
         metadata = json_value(row.get("metadata", {}), line, "metadata", errors)
         if not isinstance(metadata, dict):
-            errors.add(line, METADATA_OBJECT)
+            errors.add(line, METADATA_OBJECT())
             continue
         metadata = {**metadata, **{k: v for k, v in row.items() if k not in QUERY_FIELDS}}
         if errors:
@@ -196,12 +220,12 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
         )
         created += 1
     if not seen and not errors:
-        errors.add(0, NO_QUERIES)
+        errors.add(0, NO_QUERIES())
     errors.raise_if_any()
     with transaction.atomic():
         # Another import may have added some of these ids while the file was read.
         for qid in set(project.queries.values_list("qid", flat=True)) & seen.keys():
-            errors.add(seen[qid], QUERY_EXISTS % {"id": repr(qid)})
+            errors.add(seen[qid], QUERY_EXISTS(id=repr(qid)))
         errors.raise_if_any()
         flush(Query, batch, force=True)
     return ImportResult("queries", created)
@@ -237,9 +261,9 @@ def import_chunks(
 ) -> ImportResult:
     errors = LineErrors()
     if not chunking or len(chunking) > 200:
-        raise FileRejected(["a chunking needs a name of 1–200 characters"])
+        raise FileRejected([CHUNKING_NAME()])
     if Chunking.objects.filter(project=project, name=chunking).exists():
-        raise FileRejected([f"chunking {chunking!r} already exists in this project"])
+        raise FileRejected([CHUNKING_EXISTS(name=repr(chunking))])
     documents = {
         doc_id: (pk, length)
         for doc_id, pk, length in project.documents.annotate(length=Length("text"))
@@ -265,7 +289,7 @@ def import_chunks(
             if tick:
                 tick()
             if isinstance(row, BadLine):
-                errors.add(line, row.message)
+                errors.add(line, row.problem)
                 continue
             chunk_id = first_id(row, ("chunk_id", "id"))
             doc_id = first_id(row, ("doc_id", "docid", "document"))
@@ -273,11 +297,11 @@ def import_chunks(
                 doc_id, "doc_id", line, errors
             ):
                 continue
-            if not claim_id(chunk_id, "chunk", line, seen, errors):
+            if not claim_id(chunk_id, CHUNK(), line, seen, errors):
                 continue
             document = documents.get(doc_id)
             if document is None:
-                errors.add(line, UNKNOWN_DOCUMENT % {"id": repr(doc_id)})
+                errors.add(line, UNKNOWN_DOCUMENT(id=repr(doc_id)))
                 continue
             doc_pk, length = document
             if row.get("start") not in (None, "") or row.get("end") not in (None, ""):
@@ -286,23 +310,20 @@ def import_chunks(
                 if start is None or end is None:
                     continue
                 if end < start:
-                    errors.add(line, SPAN_REVERSED % {"start": start, "end": end})
+                    errors.add(line, SPAN_REVERSED(start=start, end=end))
                     continue
                 if not 0 <= start < end <= length:
-                    errors.add(
-                        line,
-                        SPAN_OUTSIDE
-                        % {"start": start, "end": end, "id": repr(doc_id), "length": length},
-                    )
+                    outside = SPAN_OUTSIDE(start=start, end=end, id=repr(doc_id), length=length)
+                    errors.add(line, outside)
                     continue
             elif row.get("text") not in (None, ""):
                 found = locate(text_of(doc_pk), as_text(row["text"]), last_end.get(doc_pk, 0))
                 if found is None:
-                    errors.add(line, CHUNK_TEXT_NOT_FOUND % {"id": repr(doc_id)})
+                    errors.add(line, CHUNK_TEXT_NOT_FOUND(id=repr(doc_id)))
                     continue
                 start, end = found
             else:
-                errors.add(line, START_END_OR_TEXT)
+                errors.add(line, START_END_OR_TEXT())
                 continue
             last_end[doc_pk] = start
             if errors:
@@ -318,18 +339,18 @@ def import_chunks(
             )
             created += 1
         if not seen and not errors:
-            errors.add(0, NO_CHUNKS)
+            errors.add(0, NO_CHUNKS())
         errors.raise_if_any()
     except BaseException:
         staging.discard()
         raise
     staging.swap(lambda staged: _move_chunking(chunking_obj, project))
-    return ImportResult("chunks", created, detail=chunking)
+    return ImportResult("chunks", created, notes=(TEXT(text=chunking),))
 
 
 def _move_chunking(chunking: Chunking, project: Project) -> None:
     """The swap: the staged chunking (one row) joins the project unless its name was
     taken meanwhile."""
     if Chunking.objects.filter(project=project, name=chunking.name).exists():
-        raise FileRejected([f"chunking {chunking.name!r} already exists in this project"])
+        raise FileRejected([CHUNKING_EXISTS(name=repr(chunking.name))])
     Chunking.objects.filter(pk=chunking.pk).update(project=project)

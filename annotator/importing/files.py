@@ -21,10 +21,43 @@ from django.db.models import Count
 
 from formats import FileRejected
 from formats.documents import ArchiveLimits, Extracted, Limits, document_type, extract, unpack
+from formats.documents.extract import UNSUPPORTED
+from formats.errors import Problem, define, gettext_noop, of_file
 
 from ..models import Chunk, Document, Judgment, Project
 from ..originals import store
 from .common import MAX_ID_LENGTH, ImportResult
+
+NO_FILES = define("files.no_files", gettext_noop("no files to import"))
+NAME_TOO_LONG = define("files.name_too_long", gettext_noop("the name is longer than %(n)s"))
+GIVEN_TWICE = define("files.given_twice", gettext_noop("given twice"))
+ZIP_IN_ZIP = define("files.zip_in_zip", gettext_noop("a .zip inside a .zip is not opened"))
+HOLDS_LABELS = define(
+    "files.holds_labels",
+    gettext_noop(
+        "changed since it was imported, and it holds %(labels)s; not replaced "
+        "(labels would be orphaned)"
+    ),
+)
+ONE_LABEL = define("files.one_label", gettext_noop("1 label by %(who)s for queries %(queries)s"))
+LABELS = define("files.labels", gettext_noop("%(n)s labels by %(who)s for queries %(queries)s"))
+ON_PAGES = define("files.on_pages", gettext_noop("%(labels)s; pages %(pages)s"))
+EXISTS_OTHER = define(
+    "files.exists_other",
+    gettext_noop(
+        "document %(name)s already exists with other content; import with --replace "
+        "(or tick “Replace changed files”) to replace it"
+    ),
+)
+CHUNKED = define(
+    "files.chunked",
+    gettext_noop(
+        "chunkings %(chunkings)s have chunks on the old text; delete those chunkings "
+        "before replacing it"
+    ),
+)
+REPLACED = define("files.replaced", gettext_noop("%(n)s replaced"))
+UNCHANGED = define("files.unchanged", gettext_noop("%(n)s unchanged"))
 
 Progress = Callable[[float], None] | None
 FileProgress = Callable[[str, float], None] | None
@@ -74,7 +107,7 @@ def import_files(
     with tempfile.TemporaryDirectory(prefix="assay-files-") as scratch:
         files, errors = _expand(sources, Path(scratch))
         if not files and not errors:
-            errors.append("no files to import")
+            errors.append(NO_FILES())
         total = sum(_size(source.path) for source in files) or 1
         done = 0
         extracted: list[tuple[Source, Extracted]] = []
@@ -83,9 +116,9 @@ def import_files(
             if file_progress:
                 file_progress(source.name, 0.0)
             if len(source.name) > MAX_ID_LENGTH:
-                errors.append(f"{source.name[:60]}…: the name is longer than {MAX_ID_LENGTH}")
+                errors.append(of_file(f"{source.name[:60]}…", NAME_TOO_LONG(n=MAX_ID_LENGTH)))
             elif source.name in seen:
-                errors.append(f"{source.name}: given twice")
+                errors.append(of_file(source.name, GIVEN_TWICE()))
             else:
                 seen.add(source.name)
                 size = _size(source.path)
@@ -99,7 +132,7 @@ def import_files(
                 try:
                     extracted.append((source, extract(source.path, source.name, limits(), heard)))
                 except FileRejected as failure:
-                    errors.extend(failure.errors)
+                    errors.extend(failure.problems)
             done += _size(source.path)
             if file_progress:
                 file_progress(source.name, 1.0)
@@ -109,17 +142,10 @@ def import_files(
         if errors:
             raise FileRejected(errors)
         created, replaced = _write(project, plan)
-    warnings = [w for _, result in extracted for w in result.warnings]
-    detail = ", ".join(
-        part
-        for part in (
-            f"{replaced} replaced" if replaced else "",
-            f"{unchanged} unchanged" if unchanged else "",
-            *warnings,
-        )
-        if part
-    )
-    return ImportResult("documents", created + replaced, detail=detail)
+    notes = [REPLACED(n=replaced)] if replaced else []
+    notes += [UNCHANGED(n=unchanged)] if unchanged else []
+    notes += [warning for _, result in extracted for warning in result.warnings]
+    return ImportResult("documents", created + replaced, notes=tuple(notes))
 
 
 def _size(path: Path) -> int:
@@ -129,10 +155,10 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _expand(sources: list[Source], scratch: Path) -> tuple[list[Source], list[str]]:
+def _expand(sources: list[Source], scratch: Path) -> tuple[list[Source], list[Problem]]:
     """Archives replaced by their members; unsupported types reported."""
     files: list[Source] = []
-    errors: list[str] = []
+    errors: list[Problem] = []
     for number, source in enumerate(sources):
         if Path(source.name).suffix.lower() == ".zip":
             folder = scratch / f"zip{number}"
@@ -140,11 +166,11 @@ def _expand(sources: list[Source], scratch: Path) -> tuple[list[Source], list[st
             try:
                 members = unpack(source.path, source.name, folder, ArchiveLimits())
             except FileRejected as failure:
-                errors.extend(failure.errors)
+                errors.extend(failure.problems)
                 continue
             for member, path in members:
                 if Path(member).suffix.lower() == ".zip":
-                    errors.append(f"{source.name}/{member}: a .zip inside a .zip is not opened")
+                    errors.append(of_file(f"{source.name}/{member}", ZIP_IN_ZIP()))
                 else:
                     files.append(Source(path, member))
         else:
@@ -152,15 +178,12 @@ def _expand(sources: list[Source], scratch: Path) -> tuple[list[Source], list[st
     for source in files:
         if document_type(source.name) is None:
             suffix = Path(source.name).suffix or "(no extension)"
-            errors.append(
-                f"{source.name}: unsupported file type {suffix}; use PDF, DOCX, HTML, "
-                "Markdown, text, or a .zip of them"
-            )
+            errors.append(of_file(source.name, UNSUPPORTED(suffix=suffix)))
     files = [s for s in files if document_type(s.name) is not None]
     return files, errors
 
 
-def labels_on(document: Document) -> str:
+def labels_on(document: Document) -> Problem:
     """How many labels a document holds and where: by whom, for which queries, on which pages."""
     labels = Judgment.objects.filter(document=document)
     count = labels.count()
@@ -170,12 +193,14 @@ def labels_on(document: Document) -> str:
         {p for p in (document.page_of(s) for s in labels.values_list("start", flat=True)) if p}
     )
     who = ", ".join(f"{row['annotator__username']} ({row['n']})" for row in people[:5])
-    where = f"queries {', '.join(queries[:10])}" + (" …" if len(queries) > 10 else "")
-    on_pages = f"; pages {', '.join(map(str, pages[:20]))}" if pages else ""
-    return f"{count} label{'s' if count != 1 else ''} by {who} for {where}{on_pages}"
+    where = ", ".join(queries[:10]) + (" …" if len(queries) > 10 else "")
+    labels = (
+        ONE_LABEL(who=who, queries=where) if count == 1 else LABELS(n=count, who=who, queries=where)
+    )
+    return ON_PAGES(labels=labels, pages=", ".join(map(str, pages[:20]))) if pages else labels
 
 
-def _plan(project, extracted, replace: bool, errors: list[str]):
+def _plan(project, extracted, replace: bool, errors: list[Problem]):
     """What to write: (source, result, existing document or None); counts unchanged files."""
     existing = {
         d.doc_id: d for d in project.documents.filter(doc_id__in=[s.name for s, _ in extracted])
@@ -191,22 +216,13 @@ def _plan(project, extracted, replace: bool, errors: list[str]):
             unchanged += 1
             continue
         if Judgment.objects.filter(document=document).exists():
-            errors.append(
-                f"{source.name}: changed since it was imported, and it holds "
-                f"{labels_on(document)}; not replaced (labels would be orphaned)"
-            )
+            errors.append(of_file(source.name, HOLDS_LABELS(labels=labels_on(document))))
         elif not replace:
-            errors.append(
-                f"{source.name}: document {source.name!r} already exists with other content; "
-                "import with --replace (or tick “Replace changed files”) to replace it"
-            )
+            errors.append(of_file(source.name, EXISTS_OTHER(name=repr(source.name))))
         elif chunkings := sorted(
             set(Chunk.objects.filter(document=document).values_list("chunking__name", flat=True))
         ):
-            errors.append(
-                f"{source.name}: chunkings {', '.join(chunkings)} have chunks on the old text; "
-                "delete those chunkings before replacing it"
-            )
+            errors.append(of_file(source.name, CHUNKED(chunkings=", ".join(chunkings))))
         else:
             plan.append((source, result, document))
     return plan, unchanged

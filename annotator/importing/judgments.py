@@ -15,37 +15,71 @@ from django.db import IntegrityError, transaction
 from django.db.models.functions import Length
 
 from formats import FileRejected, LineErrors, judgments, repeated, span_judgments
-from formats.errors import gettext_noop
+from formats.errors import TEXT, define, gettext_noop
 from numerics.grades import is_grade
 from numerics.spans import page_spans
 
 from ..labels import bulk_create_judgments
 from ..models import Chunk, Chunking, Granularity, Judgment, Membership, Project, Role
-from .common import ImportResult, Rows, Tick
+from .common import CHUNK, DOCUMENT, ImportResult, Rows, Tick
 
 LEVELS = ("chunk", "passage", "page", "document")
 
-UNKNOWN_ITEM = gettext_noop("unknown %(kind)s id %(id)s")
-UNKNOWN_DOCUMENT_ID = gettext_noop("unknown document id %(id)s")
-PASSAGE_OUTSIDE = gettext_noop(
-    "passage [%(start)s, %(end)s) must have 0 <= start < end <= %(length)s, "
-    "the length of document %(id)s"
+UNKNOWN_ITEM = define("labels.unknown_item", gettext_noop("unknown %(kind)s id %(id)s"))
+UNKNOWN_DOCUMENT_ID = define(
+    "labels.unknown_document_id", gettext_noop("unknown document id %(id)s")
 )
-NO_SUCH_PAGE = gettext_noop("document %(id)s has no page %(page)s (it has %(n)s)")
-NO_PAGES = gettext_noop("document %(id)s has no page %(page)s (it has no page boundaries)")
-UNKNOWN_QUERY = gettext_noop("unknown query id %(id)s")
-BAD_GRADE = gettext_noop("grade must be 0, 1, 2 or 3, not %(grade)s")
-ALREADY_LABELLED = gettext_noop("%(annotator)s already has a label for %(qid)s / %(item)s")
-NO_LABELS = gettext_noop("the file holds no labels")
-PASSAGE_REVERSED = gettext_noop("passage [%(start)s, %(end)s): end before start")
-CHUNK_NOUN = gettext_noop("chunk")
-DOCUMENT_NOUN = gettext_noop("document")
+PASSAGE_OUTSIDE = define(
+    "labels.passage_outside",
+    gettext_noop(
+        "passage [%(start)s, %(end)s) must have 0 <= start < end <= %(length)s, "
+        "the length of document %(id)s"
+    ),
+)
+NO_SUCH_PAGE = define(
+    "labels.no_such_page", gettext_noop("document %(id)s has no page %(page)s (it has %(n)s)")
+)
+NO_PAGES = define(
+    "labels.no_pages",
+    gettext_noop("document %(id)s has no page %(page)s (it has no page boundaries)"),
+)
+UNKNOWN_QUERY = define("labels.unknown_query", gettext_noop("unknown query id %(id)s"))
+BAD_GRADE = define("labels.bad_grade", gettext_noop("grade must be 0, 1, 2 or 3, not %(grade)s"))
+ALREADY_LABELLED = define(
+    "labels.already_labelled",
+    gettext_noop("%(annotator)s already has a label for %(qid)s / %(item)s"),
+)
+NO_LABELS = define("labels.no_labels", gettext_noop("the file holds no labels"))
+PASSAGE_REVERSED = define(
+    "labels.passage_reversed", gettext_noop("passage [%(start)s, %(end)s): end before start")
+)
+ANNOTATOR_NAME = define(
+    "labels.annotator_name", gettext_noop("labels need an annotator name (up to 150 characters)")
+)
+A_PERSON = define(
+    "labels.a_person",
+    gettext_noop(
+        "%(name)s is a person who logs in; labels can be imported only for a "
+        "pseudo-annotator or a new name (for example llm-judge)"
+    ),
+)
+NEEDS_CHUNKING = define(
+    "labels.needs_chunking",
+    gettext_noop("chunk-level labels need an existing chunking, not %(name)s"),
+)
+BAD_LEVEL = define(
+    "labels.bad_level", gettext_noop("level must be one of %(levels)s, not %(level)s")
+)
+MEANWHILE = define(
+    "labels.meanwhile",
+    gettext_noop("%(annotator)s labelled some of these items meanwhile; import the file again"),
+)
 
 
 def _annotator_name(name: str) -> str:
     name = (name or "").strip()
     if not name or len(name) > 150:
-        raise FileRejected(["labels need an annotator name (up to 150 characters)"])
+        raise FileRejected([ANNOTATOR_NAME()])
     return name
 
 
@@ -62,12 +96,7 @@ def existing_annotator(project: Project, name: str):
         return user
     if membership is None and not user.has_usable_password():
         return user
-    raise FileRejected(
-        [
-            f"{name!r} is a person who logs in; labels can be imported only for a "
-            "pseudo-annotator or a new name (for example llm-judge)"
-        ]
-    )
+    raise FileRejected([A_PERSON(name=repr(name))])
 
 
 def label_annotator(project: Project, name: str):
@@ -89,7 +118,7 @@ def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: Lin
     if level == "chunk":
         chunking_obj = Chunking.objects.filter(project=project, name=chunking or "").first()
         if chunking_obj is None:
-            raise FileRejected([f"chunk-level labels need an existing chunking, not {chunking!r}"])
+            raise FileRejected([NEEDS_CHUNKING(name=repr(chunking))])
         units = {
             chunk_id: (pk, doc_pk, start, end)
             for chunk_id, pk, doc_pk, start, end in Chunk.objects.filter(
@@ -106,8 +135,8 @@ def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: Lin
     for line, qid, item, grade in judgments(rows, errors):
         unit = units.get(item)
         if unit is None:
-            kind = CHUNK_NOUN if level == "chunk" else DOCUMENT_NOUN
-            errors.add(line, UNKNOWN_ITEM % {"kind": kind, "id": repr(item)})
+            kind = CHUNK() if level == "chunk" else DOCUMENT()
+            errors.add(line, UNKNOWN_ITEM(kind=kind, id=repr(item)))
             continue
         chunk_pk, doc_pk, start, end = unit
         fields = {
@@ -132,31 +161,25 @@ def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -
     for line, qid, doc_id, place, grade in span_judgments(rows, level, errors):
         document = documents.get(doc_id)
         if document is None:
-            errors.add(line, UNKNOWN_DOCUMENT_ID % {"id": repr(doc_id)})
+            errors.add(line, UNKNOWN_DOCUMENT_ID(id=repr(doc_id)))
             continue
         doc_pk, length, page_starts = document
         if level == "passage":
             start, end = place
             if end < start:
-                errors.add(line, PASSAGE_REVERSED % {"start": start, "end": end})
+                errors.add(line, PASSAGE_REVERSED(start=start, end=end))
                 continue
             if not 0 <= start < end <= length:
-                errors.add(
-                    line,
-                    PASSAGE_OUTSIDE
-                    % {"start": start, "end": end, "length": length, "id": repr(doc_id)},
-                )
+                outside = PASSAGE_OUTSIDE(start=start, end=end, length=length, id=repr(doc_id))
+                errors.add(line, outside)
                 continue
             item = f"{doc_id}[{start}:{end}]"
         else:
             (number,) = place
             pages = page_spans(page_starts, length) if page_starts else []
             if not 1 <= number <= len(pages):
-                errors.add(
-                    line,
-                    (NO_SUCH_PAGE if pages else NO_PAGES)
-                    % {"id": repr(doc_id), "page": number, "n": len(pages)},
-                )
+                no_page = NO_SUCH_PAGE if pages else NO_PAGES
+                errors.add(line, no_page(id=repr(doc_id), page=number, n=len(pages)))
                 continue
             start, end = pages[number - 1]
             item = f"{doc_id}#p{number}"
@@ -181,7 +204,7 @@ def import_labels(
     tick: Tick = None,
 ) -> ImportResult:
     if level not in LEVELS:
-        raise FileRejected([f"level must be one of {', '.join(LEVELS)}, not {level!r}"])
+        raise FileRejected([BAD_LEVEL(levels=", ".join(LEVELS), level=repr(level))])
     queries = dict(project.queries.values_list("qid", "pk"))
     errors = LineErrors()
     granularity = {"chunk": Granularity.CHUNK, "document": Granularity.DOCUMENT}.get(
@@ -210,14 +233,14 @@ def import_labels(
             tick()
         query_pk = queries.get(qid)
         if query_pk is None:
-            errors.add(line, UNKNOWN_QUERY % {"id": repr(qid)})
+            errors.add(line, UNKNOWN_QUERY(id=repr(qid)))
             continue
         if not is_grade(grade):
-            errors.add(line, BAD_GRADE % {"grade": grade})
+            errors.add(line, BAD_GRADE(grade=grade))
             continue
         key = (query_pk, unit_key)
         if key in taken:
-            errors.add(line, ALREADY_LABELLED % {"annotator": annotator, "qid": qid, "item": item})
+            errors.add(line, ALREADY_LABELLED(annotator=annotator, qid=qid, item=item))
             continue
         if key in seen:
             errors.add(line, repeated(qid, item, seen[key]))
@@ -227,7 +250,7 @@ def import_labels(
             continue
         new.append(Judgment(query_id=query_pk, grade=grade, **fields))
     if not seen and not errors:
-        errors.add(0, NO_LABELS)
+        errors.add(0, NO_LABELS())
     errors.raise_if_any()
     try:
         with transaction.atomic():
@@ -237,7 +260,5 @@ def import_labels(
             created = bulk_create_judgments(new, changed_by=changed_by or user)
     except IntegrityError:
         # A label for one of these units was saved while the file was read.
-        raise FileRejected(
-            [f"{annotator} labelled some of these items meanwhile; import the file again"]
-        ) from None
-    return ImportResult("labels", created, detail=annotator)
+        raise FileRejected([MEANWHILE(annotator=annotator)]) from None
+    return ImportResult("labels", created, notes=(TEXT(text=annotator),))

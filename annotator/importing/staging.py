@@ -19,9 +19,14 @@ from django.db.models import Model
 from django.utils import timezone
 
 from formats import FileRejected
+from formats.errors import define, gettext_noop
 
 from ..models import Chunk, Document, Project
 
+CHANGED_MEANWHILE = define(
+    "import.changed_meanwhile",
+    gettext_noop("the project changed while the file was read; import the file again"),
+)
 STAGING_PREFIX = "~import-"
 STAGE_BATCH = 500
 # A staging project this old belongs to an import that died (its process was killed).
@@ -73,9 +78,7 @@ class Staging:
             self._project = None
         except IntegrityError:
             # Another writer took one of these ids between the check and the move.
-            raise FileRejected(
-                ["the project changed while the file was read; import the file again"]
-            ) from None
+            raise FileRejected([CHANGED_MEANWHILE()]) from None
         finally:
             self.discard()
 

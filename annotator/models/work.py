@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from formats.errors import Problem
+
 from .corpus import Query
 from .projects import Project
 
@@ -16,6 +18,21 @@ class ImportStatus(models.TextChoices):
     RUNNING = "running", _("Running")
     DONE = "done", _("Done")
     FAILED = "failed", _("Failed")
+
+
+class ProblemsField(models.JSONField):
+    """A list of problems (``formats.errors.Problem``), stored as their JSON: a code and
+    its values, said in the reader's language when shown. Old free text reads back as
+    ``text`` problems."""
+
+    def from_db_value(self, value, expression, connection):
+        data = super().from_db_value(value, expression, connection)
+        return [Problem.from_json(item) for item in data or []]
+
+    def get_prep_value(self, value):
+        if value is not None:
+            value = [p.as_json() if isinstance(p, Problem) else p for p in value]
+        return super().get_prep_value(value)
 
 
 class ImportJob(models.Model):
@@ -32,9 +49,10 @@ class ImportJob(models.Model):
         max_length=16, choices=ImportStatus.choices, default=ImportStatus.PENDING
     )
     created_count = models.PositiveIntegerField(default=0)
-    # What the import says about itself when done (e.g. lines dropped under keep-known).
-    detail = models.CharField(max_length=500, blank=True, default="")
-    errors = models.JSONField(default=list, blank=True)
+    # What the import says about itself when done (a name, lines dropped under keep-known,
+    # warnings), and why it failed: problems, said in the reader's language when shown.
+    notes = ProblemsField(default=list, blank=True)
+    problems = ProblemsField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -46,6 +64,11 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} import of {self.filename} ({self.status})"
+
+    @property
+    def errors(self) -> list[str]:
+        """The problems in English (commands, logs)."""
+        return [str(problem) for problem in self.problems]
 
     @property
     def percent(self) -> int:

@@ -1,14 +1,16 @@
-"""The template filter that shows a stored import problem in the user's language."""
+"""The template filter that shows a problem (a code and its values) in the reader's language."""
 
 from __future__ import annotations
 
 from django import template
 
-from ..problems import translated
+from formats.errors import Problem
+
+from ..problems import shown
 
 register = template.Library()
 
 
 @register.filter
-def problem(text: str) -> str:
-    return translated(str(text))
+def problem(value: Problem) -> str:
+    return shown(value)

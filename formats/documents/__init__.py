@@ -7,6 +7,7 @@ start with the file's name (and page where one applies). ``unpack`` opens a .zip
 No Django: usable from a notebook.
 """
 
+from . import docx  # noqa: F401  (registers its problems' codes)
 from .archive import ArchiveLimits, unpack
 from .extract import DOCUMENT_TYPES, Extracted, Limits, document_type, extract, sha256_of
 from .pdf import char_boxes, page_size, render_page

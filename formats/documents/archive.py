@@ -13,14 +13,30 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import FileRejected, gettext_noop, of_file
+from ..errors import FileRejected, Problem, define, gettext_noop, of_file
 
-NOT_ZIP = gettext_noop("not a readable .zip archive")
-TOO_MANY_FILES = gettext_noop("%(n)s files, over the limit of %(limit)s")
-ZIP_BOMB = gettext_noop("unpacks to %(size)s bytes, over the limit of %(limit)s (a zip bomb?)")
-CORRUPT_ZIP = gettext_noop("a corrupt .zip archive")
-OVER_DECLARED = gettext_noop("unpacks to more than its declared size")
+NOT_ZIP = define("zip.not_zip", gettext_noop("not a readable .zip archive"))
+TOO_MANY_FILES = define(
+    "zip.too_many_files", gettext_noop("%(n)s files, over the limit of %(limit)s")
+)
+ZIP_BOMB = define(
+    "zip.zip_bomb",
+    gettext_noop("unpacks to %(size)s bytes, over the limit of %(limit)s (a zip bomb?)"),
+)
+CORRUPT_ZIP = define("zip.corrupt_zip", gettext_noop("a corrupt .zip archive"))
+OVER_DECLARED = define("zip.over_declared", gettext_noop("unpacks to more than its declared size"))
 
+UNSAFE_PATH = define(
+    "zip.unsafe_path",
+    gettext_noop("%(member)s is an unsafe path (absolute or outside the archive)"),
+)
+ENCRYPTED_MEMBER = define("zip.encrypted_member", gettext_noop("encrypted inside the archive"))
+MEMBER_TOO_BIG = define(
+    "zip.member_too_big", gettext_noop("%(size)s bytes, over the limit of %(limit)s")
+)
+MEMBER_RATIO = define(
+    "zip.member_ratio", gettext_noop("compressed %(ratio)s to 1, a zip bomb? refused")
+)
 SKIPPED = ("__MACOSX/", ".DS_Store", "Thumbs.db")
 
 
@@ -47,57 +63,38 @@ def unpack(
 ) -> list[tuple[str, Path]]:
     """The archive's files written under ``into``, as (name inside the archive, path)."""
     if not zipfile.is_zipfile(path):
-        raise FileRejected([of_file(name, NOT_ZIP)])
-    errors: list[str] = []
+        raise FileRejected([of_file(name, NOT_ZIP())])
+    errors: list[Problem] = []
     out: list[tuple[str, Path]] = []
     try:
         with zipfile.ZipFile(path) as archive:
             infos = [i for i in archive.infolist() if not i.is_dir()]
             infos = [i for i in infos if not any(s in i.filename for s in SKIPPED)]
             if len(infos) > limits.max_members:
-                raise FileRejected(
-                    [
-                        of_file(
-                            name,
-                            TOO_MANY_FILES
-                            % {"n": f"{len(infos):,}", "limit": f"{limits.max_members:,}"},
-                        )
-                    ]
-                )
+                too_many = TOO_MANY_FILES(n=f"{len(infos):,}", limit=f"{limits.max_members:,}")
+                raise FileRejected([of_file(name, too_many)])
             total = sum(i.file_size for i in infos)
             if total > limits.max_unpacked_bytes:
-                raise FileRejected(
-                    [
-                        of_file(
-                            name,
-                            ZIP_BOMB
-                            % {"size": f"{total:,}", "limit": f"{limits.max_unpacked_bytes:,}"},
-                        )
-                    ]
-                )
+                bomb = ZIP_BOMB(size=f"{total:,}", limit=f"{limits.max_unpacked_bytes:,}")
+                raise FileRejected([of_file(name, bomb)])
             for info in infos:
                 member = _safe_name(info)
                 if member is None:
-                    errors.append(
-                        f"{name}: {info.filename!r} is an unsafe path (absolute or outside "
-                        "the archive)"
-                    )
+                    errors.append(of_file(name, UNSAFE_PATH(member=repr(info.filename))))
                     continue
                 label = f"{name}/{member}"
                 if info.flag_bits & 0x1:
-                    errors.append(f"{label}: encrypted inside the archive")
+                    errors.append(of_file(label, ENCRYPTED_MEMBER()))
                 elif info.file_size > limits.max_member_bytes:
-                    errors.append(
-                        f"{label}: {info.file_size:,} bytes, over the limit of "
-                        f"{limits.max_member_bytes:,}"
+                    over = MEMBER_TOO_BIG(
+                        size=f"{info.file_size:,}", limit=f"{limits.max_member_bytes:,}"
                     )
+                    errors.append(of_file(label, over))
                 elif info.file_size > 1024**2 and info.file_size > limits.max_ratio * max(
                     info.compress_size, 1
                 ):
-                    errors.append(
-                        f"{label}: compressed {info.file_size // max(info.compress_size, 1):,} "
-                        "to 1, a zip bomb? refused"
-                    )
+                    ratio = info.file_size // max(info.compress_size, 1)
+                    errors.append(of_file(label, MEMBER_RATIO(ratio=f"{ratio:,}")))
             if errors:
                 raise FileRejected(errors)
             for number, info in enumerate(infos):
@@ -106,7 +103,7 @@ def unpack(
                 _copy(archive, info, target, f"{name}/{member}")
                 out.append((member, target))
     except zipfile.BadZipFile:
-        raise FileRejected([of_file(name, CORRUPT_ZIP)]) from None
+        raise FileRejected([of_file(name, CORRUPT_ZIP())]) from None
     return out
 
 
@@ -116,5 +113,5 @@ def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, label: 
         while block := source.read(1 << 20):
             written += len(block)
             if written > info.file_size:
-                raise FileRejected([of_file(label, OVER_DECLARED)])
+                raise FileRejected([of_file(label, OVER_DECLARED())])
             sink.write(block)

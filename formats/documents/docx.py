@@ -6,14 +6,17 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from ..errors import FileRejected, gettext_noop, of_file
+from ..errors import FileRejected, define, gettext_noop, of_file
 from .extract import Deadline, Extracted, Limits, check_pages, clean, join_pages
 
-NOT_DOCX = gettext_noop(
-    "not a Word .docx file (corrupt, password-protected, or an old .doc; "
-    "save it as .docx without a password)"
+NOT_DOCX = define(
+    "docx.not_docx",
+    gettext_noop(
+        "not a Word .docx file (corrupt, password-protected, or an old .doc; "
+        "save it as .docx without a password)"
+    ),
 )
-BAD_DOCX = gettext_noop("not a readable Word .docx file (corrupt)")
+BAD_DOCX = define("docx.bad_docx", gettext_noop("not a readable Word .docx file (corrupt)"))
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING_STYLES = ("heading", "title")
@@ -23,11 +26,11 @@ def _open(path: Path, name: str):
     import docx  # only Word imports load python-docx
 
     if not zipfile.is_zipfile(path):
-        raise FileRejected([of_file(name, NOT_DOCX)])
+        raise FileRejected([of_file(name, NOT_DOCX())])
     try:
         return docx.Document(str(path))
     except Exception:  # python-docx raises several types for a broken package
-        raise FileRejected([of_file(name, BAD_DOCX)]) from None
+        raise FileRejected([of_file(name, BAD_DOCX())]) from None
 
 
 def _paragraph(element, pages: list[list[str]]) -> None:

@@ -9,22 +9,36 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FileRejected, gettext_noop, of_file
+from ..errors import FileRejected, Problem, define, gettext_noop, of_file
 from ..files import TOO_BIG
 
-TOOK_LONG = gettext_noop("extraction took longer than %(seconds)s seconds")
-TOOK_LONG_AT = gettext_noop(
-    "extraction took longer than %(seconds)s seconds (stopped at %(where)s)"
+TOOK_LONG = define(
+    "document.took_long", gettext_noop("extraction took longer than %(seconds)s seconds")
 )
-UNSUPPORTED = gettext_noop(
-    "unsupported file type %(suffix)s; use PDF, DOCX, HTML, Markdown, text, or a .zip of them"
+TOOK_LONG_AT = define(
+    "document.took_long_at",
+    gettext_noop("extraction took longer than %(seconds)s seconds (stopped at page %(page)s)"),
 )
-NO_SUCH_FILE = gettext_noop("no such file")
-EMPTY = gettext_noop("the file is empty (0 bytes)")
-NO_TEXT = gettext_noop("the file holds no text")
-TOO_MANY_CHARS = gettext_noop("%(n)s characters of text, over the limit of %(limit)s")
-TOO_MANY_PAGES = gettext_noop("%(n)s pages, over the limit of %(limit)s pages per file")
-NOT_UTF8 = gettext_noop("not UTF-8 text (bad byte at offset %(offset)s); save it as UTF-8")
+UNSUPPORTED = define(
+    "document.unsupported",
+    gettext_noop(
+        "unsupported file type %(suffix)s; use PDF, DOCX, HTML, Markdown, text, or a .zip of them"
+    ),
+)
+NO_SUCH_FILE = define("document.no_such_file", gettext_noop("no such file"))
+EMPTY = define("document.empty", gettext_noop("the file is empty (0 bytes)"))
+NO_TEXT = define("document.no_text", gettext_noop("the file holds no text"))
+TOO_MANY_CHARS = define(
+    "document.too_many_chars", gettext_noop("%(n)s characters of text, over the limit of %(limit)s")
+)
+TOO_MANY_PAGES = define(
+    "document.too_many_pages",
+    gettext_noop("%(n)s pages, over the limit of %(limit)s pages per file"),
+)
+NOT_UTF8 = define(
+    "document.not_utf8",
+    gettext_noop("not UTF-8 text (bad byte at offset %(offset)s); save it as UTF-8"),
+)
 
 PAGE_SEPARATOR = "\n\n"
 DOCUMENT_TYPES = {
@@ -66,7 +80,7 @@ class Extracted:
     page_starts: list[int]
     title: str
     metadata: dict
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
 
 class Deadline:
@@ -81,13 +95,13 @@ class Deadline:
         if self.on_progress is not None:
             self.on_progress(fraction)
 
-    def check(self, where: str = "") -> None:
+    def check(self, page: int | None = None) -> None:
         if time.monotonic() > self.until:
             seconds = f"{self.seconds:g}"
             problem = (
-                TOOK_LONG_AT % {"seconds": seconds, "where": where}
-                if where
-                else TOOK_LONG % {"seconds": seconds}
+                TOOK_LONG(seconds=seconds)
+                if page is None
+                else TOOK_LONG_AT(seconds=seconds, page=page)
             )
             raise FileRejected([of_file(self.name, problem)])
 
@@ -131,15 +145,15 @@ def extract(
     kind = document_type(name)
     if kind is None:
         suffix = Path(name).suffix or "(no extension)"
-        raise FileRejected([of_file(name, UNSUPPORTED % {"suffix": suffix})])
+        raise FileRejected([of_file(name, UNSUPPORTED(suffix=suffix))])
     if not path.is_file():
-        raise FileRejected([of_file(name, NO_SUCH_FILE)])
+        raise FileRejected([of_file(name, NO_SUCH_FILE())])
     size = path.stat().st_size
     if size == 0:
-        raise FileRejected([of_file(name, EMPTY)])
+        raise FileRejected([of_file(name, EMPTY())])
     if size > limits.max_bytes:
         raise FileRejected(
-            [of_file(name, TOO_BIG % {"size": f"{size:,}", "limit": f"{limits.max_bytes:,}"})]
+            [of_file(name, TOO_BIG(size=f"{size:,}", limit=f"{limits.max_bytes:,}"))]
         )
     deadline = Deadline(name, limits.seconds)
     reader = {
@@ -152,17 +166,10 @@ def extract(
     deadline.on_progress = on_progress
     result = reader(path, name, limits, deadline)
     if not result.text.strip():
-        raise FileRejected([of_file(name, NO_TEXT)])
+        raise FileRejected([of_file(name, NO_TEXT())])
     if len(result.text) > limits.max_chars:
-        raise FileRejected(
-            [
-                of_file(
-                    name,
-                    TOO_MANY_CHARS
-                    % {"n": f"{len(result.text):,}", "limit": f"{limits.max_chars:,}"},
-                )
-            ]
-        )
+        too_many = TOO_MANY_CHARS(n=f"{len(result.text):,}", limit=f"{limits.max_chars:,}")
+        raise FileRejected([of_file(name, too_many)])
     result.title = " ".join(result.title.split())[:1000] or Path(name).stem[:1000]
     result.metadata = {
         "file_name": Path(name).name,
@@ -173,14 +180,14 @@ def extract(
         **result.metadata,
     }
     if result.warnings:
-        result.metadata["extraction_warnings"] = list(result.warnings)
+        result.metadata["extraction_warnings"] = [str(warning) for warning in result.warnings]
     return result
 
 
 def check_pages(name: str, count: int, limits: Limits) -> None:
     if count > limits.max_pages:
         raise FileRejected(
-            [of_file(name, TOO_MANY_PAGES % {"n": f"{count:,}", "limit": f"{limits.max_pages:,}"})]
+            [of_file(name, TOO_MANY_PAGES(n=f"{count:,}", limit=f"{limits.max_pages:,}"))]
         )
 
 
@@ -196,4 +203,4 @@ def decode(data: bytes, name: str, fallback: str | None = None) -> str:
                 return data.decode(fallback)
             except (LookupError, UnicodeDecodeError):
                 pass
-        raise FileRejected([of_file(name, NOT_UTF8 % {"offset": error.start})]) from None
+        raise FileRejected([of_file(name, NOT_UTF8(offset=error.start))]) from None

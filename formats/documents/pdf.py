@@ -11,19 +11,31 @@ import struct
 import zlib
 from pathlib import Path
 
-from ..errors import FileRejected, gettext_noop, of_file
+from ..errors import FileRejected, define, gettext_noop, of_file
 from .extract import Deadline, Extracted, Limits, check_pages, clean, join_pages
 
-ENCRYPTED = gettext_noop(
-    "the PDF is encrypted (password-protected); save an unprotected copy and import that"
+ENCRYPTED = define(
+    "pdf.encrypted",
+    gettext_noop(
+        "the PDF is encrypted (password-protected); save an unprotected copy and import that"
+    ),
 )
-NOT_PDF = gettext_noop("not a readable PDF (corrupt or truncated)")
-NO_PAGES = gettext_noop("the PDF has no pages")
-BAD_PAGE = gettext_noop("the page cannot be read (corrupt PDF)")
-PAGE_TOO_LONG = gettext_noop("more than %(limit)s characters of text, over the limit")
-NO_TEXT_LAYER = gettext_noop(
-    "no text layer on any of its %(n)s pages (a scanned document?); Assay does not do OCR: "
-    "run OCR first (for example ocrmypdf) and import the result"
+NOT_PDF = define("pdf.not_pdf", gettext_noop("not a readable PDF (corrupt or truncated)"))
+NO_PAGES = define("pdf.no_pages", gettext_noop("the PDF has no pages"))
+BAD_PAGE = define("pdf.bad_page", gettext_noop("the page cannot be read (corrupt PDF)"))
+PAGE_TOO_LONG = define(
+    "pdf.page_too_long", gettext_noop("more than %(limit)s characters of text, over the limit")
+)
+EMPTY_PAGES = define(
+    "pdf.empty_pages",
+    gettext_noop("no text on page(s) %(pages)s (images only? Assay does not OCR)"),
+)
+NO_TEXT_LAYER = define(
+    "pdf.no_text_layer",
+    gettext_noop(
+        "no text layer on any of its %(n)s pages (a scanned document?); Assay does not do OCR: "
+        "run OCR first (for example ocrmypdf) and import the result"
+    ),
 )
 
 _DROP = {chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]} | {
@@ -40,8 +52,8 @@ def _open(path: Path, name: str):
     except pdfium.PdfiumError as error:
         message = str(error).lower()
         if "password" in message:
-            raise FileRejected([of_file(name, ENCRYPTED)]) from None
-        raise FileRejected([of_file(name, NOT_PDF)]) from None
+            raise FileRejected([of_file(name, ENCRYPTED())]) from None
+        raise FileRejected([of_file(name, NOT_PDF())]) from None
 
 
 def _raw_text(textpage) -> str:
@@ -77,11 +89,11 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
         count = len(pdf)
         check_pages(name, count, limits)
         if count == 0:
-            raise FileRejected([of_file(name, NO_PAGES)])
+            raise FileRejected([of_file(name, NO_PAGES())])
         pages: list[str] = []
         total = 0
         for number in range(1, count + 1):
-            deadline.check(f"page {number}")
+            deadline.check(number)
             try:
                 page = pdf[number - 1]
                 textpage = page.get_textpage()
@@ -89,12 +101,11 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
                 textpage.close()
                 page.close()
             except Exception:  # PDFium raises its own error type for a broken page
-                raise FileRejected([of_file(name, BAD_PAGE, page=number)]) from None
+                raise FileRejected([of_file(name, BAD_PAGE(), page=number)]) from None
             total += len(text)
             if total > limits.max_chars:
-                raise FileRejected(
-                    [of_file(name, PAGE_TOO_LONG % {"limit": f"{limits.max_chars:,}"}, page=number)]
-                )
+                too_long = PAGE_TOO_LONG(limit=f"{limits.max_chars:,}")
+                raise FileRejected([of_file(name, too_long, page=number)])
             pages.append(text)
             if number % 10 == 0:
                 deadline.progress(number / count)
@@ -103,11 +114,11 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
         pdf.close()
     empty = [n for n, text in enumerate(pages, 1) if not text.strip()]
     if len(empty) == count:
-        raise FileRejected([of_file(name, NO_TEXT_LAYER % {"n": count})])
+        raise FileRejected([of_file(name, NO_TEXT_LAYER(n=count))])
     warnings = []
     if empty:
         listed = ", ".join(map(str, empty[:20])) + (" …" if len(empty) > 20 else "")
-        warnings.append(f"{name}: no text on page(s) {listed} (images only? Assay does not OCR)")
+        warnings.append(of_file(name, EMPTY_PAGES(pages=listed)))
     text, starts = join_pages(pages)
     title = info.get("Title", "").strip()
     if not title or title.lower() in ("untitled", "untitled document"):

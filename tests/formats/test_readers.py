@@ -22,6 +22,7 @@ from formats import (
     whole_number,
 )
 from formats.files import first_bad_byte
+from formats.rows import HEADER_LACKS
 
 ID = st.text(alphabet=st.sampled_from(list("abz09-_#文àх")), min_size=1, max_size=12).filter(
     lambda i: not i.startswith("#")  # a TREC line starting with # is a comment (trec_eval 10)
@@ -146,7 +147,7 @@ def test_spreadsheet_cells_and_headers(tmp_path):
     lacking = tmp_path / "l.csv"
     lacking.write_text("who,item,grade\nann,x,1\n")
     assert list(RowSource(lacking, "csv", required=("annotator", "item"))) == [
-        (1, BadLine("the header lacks annotator"))
+        (1, BadLine(HEADER_LACKS(columns="annotator")))
     ]
 
 

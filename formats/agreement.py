@@ -66,7 +66,7 @@ def read_agreement_labels(
         )
     check_labels(rows, domain, errors)
     if not rows and not errors:
-        errors.add(0, NO_LABELS)
+        errors.add(0, NO_LABELS())
     errors.raise_if_any()
     return rows
 

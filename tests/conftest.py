@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
 from annotator.models import Chunk, Chunking, Document, Membership, Project, Query, Role
@@ -103,6 +104,15 @@ def login(client):
         return client
 
     return _login
+
+
+@pytest.fixture(autouse=True)
+def default_language_after_each_test():
+    """A request in Chinese leaves Chinese active in the test's thread (LocaleMiddleware
+    activates the request's language and nothing resets it): the next test starts again
+    from the default language, whatever ran before it on the same worker."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

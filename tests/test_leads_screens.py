@@ -13,6 +13,7 @@ from annotator.forms import ImportForm, ProjectSettingsForm
 from annotator.importing import kinds, run_import
 from annotator.labels import Evidence, change_label
 from annotator.models import Document, ImportJob, ImportStatus, Query
+from formats.errors import Problem
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +116,7 @@ def test_a_failed_import_shows_its_errors_not_a_progress_bar(login, personas, er
         kind="documents",
         filename="docs.jsonl",
         status=ImportStatus.FAILED,
-        errors=errors,
+        problems=[Problem.from_json(error) for error in errors],  # stored before codes
     )
     url = reverse("annotator:import_status", args=["acme", job.pk])
     client = login(personas["owner"])

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils.translation import gettext
 
 from annotator.models import Document, Query
-from formats.errors import gettext_noop
+from annotator.problems import shown
+from formats.errors import Problem, define, gettext_noop
 
 from .models import (
     MAX_NUGGET_TEXT,
@@ -23,34 +23,52 @@ from .models import (
     NuggetHistory,
 )
 
-NO_TEXT = gettext_noop("a nugget needs a text")
-TEXT_TOO_LONG = gettext_noop("a nugget's text is at most %(n)s characters")
-BAD_IMPORTANCE = gettext_noop("importance must be vital or okay, not %(value)s")
-OUTSIDE = gettext_noop(
-    "characters %(start)s–%(end)s are not in document %(doc_id)s (%(length)s characters)"
+NO_TEXT = define("nuggets.no_text", gettext_noop("a nugget needs a text"))
+TEXT_TOO_LONG = define(
+    "nuggets.text_too_long", gettext_noop("a nugget's text is at most %(n)s characters")
 )
-TEXT_DIFFERS = gettext_noop(
-    "the evidence text does not match characters %(start)s–%(end)s of document %(doc_id)s"
+BAD_IMPORTANCE = define(
+    "nuggets.bad_importance", gettext_noop("importance must be vital or okay, not %(value)s")
 )
-BAD_ID = gettext_noop("a nugget id is 1–255 characters without spaces, not %(value)s")
-ID_TAKEN = gettext_noop("query %(qid)s already has a nugget %(nugget_id)s")
-CHANGED = gettext_noop(
-    "this nugget was changed in another session (now version %(version)s); reload to see it"
+OUTSIDE = define(
+    "nuggets.outside",
+    gettext_noop(
+        "characters %(start)s–%(end)s are not in document %(doc_id)s (%(length)s characters)"
+    ),
 )
-MERGE_ACROSS = gettext_noop("only nuggets of one query can be merged")
+TEXT_DIFFERS = define(
+    "nuggets.text_differs",
+    gettext_noop(
+        "the evidence text does not match characters %(start)s–%(end)s of document %(doc_id)s"
+    ),
+)
+BAD_ID = define(
+    "nuggets.bad_id", gettext_noop("a nugget id is 1–255 characters without spaces, not %(value)s")
+)
+ID_TAKEN = define(
+    "nuggets.id_taken", gettext_noop("query %(qid)s already has a nugget %(nugget_id)s")
+)
+CHANGED = define(
+    "nuggets.changed",
+    gettext_noop(
+        "this nugget was changed in another session (now version %(version)s); reload to see it"
+    ),
+)
+MERGE_ACROSS = define(
+    "nuggets.merge_across", gettext_noop("only nuggets of one query can be merged")
+)
 
 
 class NuggetRejected(ValueError):
-    """A change that cannot be made; nothing was written. The problem is data: an English
-    template (registered for translation) and its values, said in the reader's language
-    where it is shown (``message``)."""
+    """A change that cannot be made; nothing was written. ``problem`` is data (a code and
+    its values), said in the reader's language where it is shown (``message``)."""
 
-    def __init__(self, template: str, status: int = 400, **params):
-        self.template, self.params, self.status = template, params, status
-        super().__init__(template % params if params else template)
+    def __init__(self, problem: Problem, status: int = 400):
+        self.problem, self.status = problem, status
+        super().__init__(str(problem))
 
     def message(self) -> str:
-        return gettext(self.template) % self.params if self.params else gettext(self.template)
+        return shown(self.problem)
 
 
 @dataclass(frozen=True)
@@ -65,15 +83,15 @@ class Span:
 def check_text(text: str) -> str:
     text = (text or "").strip()
     if not text:
-        raise NuggetRejected(NO_TEXT)
+        raise NuggetRejected(NO_TEXT())
     if len(text) > MAX_NUGGET_TEXT:
-        raise NuggetRejected(TEXT_TOO_LONG, n=MAX_NUGGET_TEXT)
+        raise NuggetRejected(TEXT_TOO_LONG(n=MAX_NUGGET_TEXT))
     return text
 
 
 def check_importance(value: str) -> str:
     if value not in Importance.values:
-        raise NuggetRejected(BAD_IMPORTANCE, value=repr(value))
+        raise NuggetRejected(BAD_IMPORTANCE(value=repr(value)))
     return value
 
 
@@ -83,16 +101,16 @@ def check_span(document: Document, start: int, end: int, text: str | None = None
     characters: status 409)."""
     length = len(document.text)
     if not 0 <= start < end <= length:
-        raise NuggetRejected(OUTSIDE, start=start, end=end, doc_id=document.doc_id, length=length)
+        raise NuggetRejected(OUTSIDE(start=start, end=end, doc_id=document.doc_id, length=length))
     if text and document.text[start:end].replace("\x00", "\ufffd") != text:
-        raise NuggetRejected(TEXT_DIFFERS, status=409, start=start, end=end, doc_id=document.doc_id)
+        raise NuggetRejected(TEXT_DIFFERS(start=start, end=end, doc_id=document.doc_id), status=409)
     return Span(document, start, end)
 
 
 def check_nugget_id(value: str) -> str:
     value = (value or "").strip()
     if not value or len(value) > 255 or re.search(r"\s", value):
-        raise NuggetRejected(BAD_ID, value=repr(value))
+        raise NuggetRejected(BAD_ID(value=repr(value)))
     return value
 
 
@@ -130,7 +148,7 @@ def _locked(nugget: Nugget, version: int | None) -> Nugget:
     it has changed since."""
     current = Nugget.objects.select_for_update().get(pk=nugget.pk)
     if version is not None and current.version != version:
-        raise NuggetRejected(CHANGED, status=409, version=current.version)
+        raise NuggetRejected(CHANGED(version=current.version), status=409)
     return current
 
 
@@ -183,7 +201,7 @@ def create_nugget(
         Query.objects.select_for_update().filter(pk=query.pk).first()  # one writer per query
         nugget_id = check_nugget_id(nugget_id) if nugget_id else next_nugget_id(query)
         if query.nuggets.filter(nugget_id=nugget_id).exists():
-            raise NuggetRejected(ID_TAKEN, qid=query.qid, nugget_id=nugget_id)
+            raise NuggetRejected(ID_TAKEN(qid=query.qid, nugget_id=nugget_id))
         last = query.nuggets.aggregate(m=Max("order"))["m"]
         nugget = Nugget.objects.create(
             query=query,
@@ -261,7 +279,7 @@ def merge_nuggets(
             Nugget.objects.select_for_update().get(pk=o.pk) for o in others if o.pk != target.pk
         ]
         if any(o.query_id != target.query_id for o in others):
-            raise NuggetRejected(MERGE_ACROSS)
+            raise NuggetRejected(MERGE_ACROSS())
         if not others:
             return target
         old = snapshot(target)

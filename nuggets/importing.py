@@ -32,30 +32,54 @@ from formats import (
     not_whole,
     whole_number,
 )
-from formats.errors import gettext_noop
+from formats.errors import define, gettext_noop
 from formats.records import MISSING
 from formats.values import id_problem
 
 from .models import MAX_NUGGET_TEXT, Importance, Nugget, NuggetEvent, NuggetEvidence, NuggetHistory
 
-UNKNOWN_QUERY = gettext_noop("no query %(qid)s in this project")
-UNKNOWN_DOCUMENT = gettext_noop("no document %(doc_id)s in this project")
-NUGGET_EXISTS = gettext_noop("query %(qid)s already has a nugget %(nugget_id)s")
-NUGGET_REPEATS = gettext_noop("nugget %(nugget_id)s of query %(qid)s repeats line %(line)s")
-DIFFERS = gettext_noop("%(name)s of nugget %(nugget_id)s differs from line %(line)s")
-IMPORTANCE = gettext_noop("importance must be vital or okay, not %(value)s")
-EVIDENCE_LIST = gettext_noop('"evidence" must be a list of {"doc_id", "start", "end"}')
-SPAN_PARTS = gettext_noop("evidence needs doc_id, start and end together")
-SPAN_OUTSIDE = gettext_noop(
-    "characters %(start)s–%(end)s are not in document %(doc_id)s (%(length)s characters)"
+UNKNOWN_QUERY = define("nuggets.unknown_query", gettext_noop("no query %(qid)s in this project"))
+UNKNOWN_DOCUMENT = define(
+    "nuggets.unknown_document", gettext_noop("no document %(doc_id)s in this project")
 )
-SPAN_TEXT = gettext_noop(
-    "the evidence text does not match characters %(start)s–%(end)s of document %(doc_id)s"
+NUGGET_EXISTS = define(
+    "nuggets.nugget_exists", gettext_noop("query %(qid)s already has a nugget %(nugget_id)s")
 )
-SPAN_REPEATS = gettext_noop("span %(doc_id)s %(start)s–%(end)s repeats for nugget %(nugget_id)s")
-TEXT_LONG = gettext_noop("a nugget's text is at most %(n)s characters")
-NO_NUGGETS = gettext_noop("the file holds no nuggets")
-UNKNOWN_AUTHOR = gettext_noop("no lead %(name)s in this project")
+NUGGET_REPEATS = define(
+    "nuggets.nugget_repeats",
+    gettext_noop("nugget %(nugget_id)s of query %(qid)s repeats line %(line)s"),
+)
+DIFFERS = define(
+    "nuggets.differs", gettext_noop("%(name)s of nugget %(nugget_id)s differs from line %(line)s")
+)
+IMPORTANCE = define(
+    "nuggets.importance", gettext_noop("importance must be vital or okay, not %(value)s")
+)
+EVIDENCE_LIST = define(
+    "nuggets.evidence_list", gettext_noop('"evidence" must be a list of {"doc_id", "start", "end"}')
+)
+SPAN_PARTS = define(
+    "nuggets.span_parts", gettext_noop("evidence needs doc_id, start and end together")
+)
+SPAN_OUTSIDE = define(
+    "nuggets.span_outside",
+    gettext_noop(
+        "characters %(start)s–%(end)s are not in document %(doc_id)s (%(length)s characters)"
+    ),
+)
+SPAN_TEXT = define(
+    "nuggets.span_text",
+    gettext_noop(
+        "the evidence text does not match characters %(start)s–%(end)s of document %(doc_id)s"
+    ),
+)
+SPAN_REPEATS = define(
+    "nuggets.span_repeats",
+    gettext_noop("span %(doc_id)s %(start)s–%(end)s repeats for nugget %(nugget_id)s"),
+)
+TEXT_LONG = define("nuggets.text_long", gettext_noop("a nugget's text is at most %(n)s characters"))
+NO_NUGGETS = define("nuggets.no_nuggets", gettext_noop("the file holds no nuggets"))
+UNKNOWN_AUTHOR = define("nuggets.unknown_author", gettext_noop("no lead %(name)s in this project"))
 
 
 def unprotected(text: str) -> str:
@@ -83,7 +107,7 @@ def _span(line: int, part: dict, errors: LineErrors, text_key: str):
     if doc_id is None and start in (None, "") and end in (None, ""):
         return None
     if doc_id is None or start in (None, "") or end in (None, ""):
-        errors.add(line, SPAN_PARTS)
+        errors.add(line, SPAN_PARTS())
         return None
     if problem := id_problem("doc_id", doc_id):
         errors.add(line, problem)
@@ -105,7 +129,7 @@ def read_nuggets(rows, errors: LineErrors, *, jsonl: bool) -> list[Incoming]:
     found: dict[tuple[str, str], Incoming] = {}
     for line, row in rows:
         if isinstance(row, BadLine):
-            errors.add(line, row.message)
+            errors.add(line, row.problem)
             continue
         qid = first_id(row, ("qid", "query_id"))
         nugget_id = first_id(row, ("nugget_id", "id"))
@@ -114,23 +138,23 @@ def read_nuggets(rows, errors: LineErrors, *, jsonl: bool) -> list[Incoming]:
         bad = False
         for name, value in (("qid", qid), ("nugget_id", nugget_id)):
             if value is None:
-                errors.add(line, MISSING % {"what": name})
+                errors.add(line, MISSING(what=name))
                 bad = True
             elif problem := id_problem(name, value):
                 errors.add(line, problem)
                 bad = True
         if not text:
-            errors.add(line, MISSING % {"what": "text"})
+            errors.add(line, MISSING(what="text"))
             bad = True
         elif len(text) > MAX_NUGGET_TEXT:
-            errors.add(line, TEXT_LONG % {"n": MAX_NUGGET_TEXT})
+            errors.add(line, TEXT_LONG(n=MAX_NUGGET_TEXT))
             bad = True
         if importance not in Importance.values:
-            errors.add(line, IMPORTANCE % {"value": repr(row.get("importance"))})
+            errors.add(line, IMPORTANCE(value=repr(row.get("importance"))))
             bad = True
         evidence = row.get("evidence")
         if evidence is not None and not isinstance(evidence, list):
-            errors.add(line, EVIDENCE_LIST)
+            errors.add(line, EVIDENCE_LIST())
             bad = True
         if bad:
             continue
@@ -138,7 +162,7 @@ def read_nuggets(rows, errors: LineErrors, *, jsonl: bool) -> list[Incoming]:
         spans = []
         for part in parts:
             if not isinstance(part, dict):
-                errors.add(line, EVIDENCE_LIST)
+                errors.add(line, EVIDENCE_LIST())
                 continue
             span = _span(line, part, errors, "text" if jsonl else "evidence_text")
             if span is not None:
@@ -149,18 +173,14 @@ def read_nuggets(rows, errors: LineErrors, *, jsonl: bool) -> list[Incoming]:
             found[key] = Incoming(line, qid, nugget_id, text, importance, spans)
             continue
         if jsonl:  # one line per nugget
-            errors.add(
-                line, NUGGET_REPEATS % {"nugget_id": nugget_id, "qid": qid, "line": known.line}
-            )
+            errors.add(line, NUGGET_REPEATS(nugget_id=nugget_id, qid=qid, line=known.line))
             continue
         for name, mine, theirs in (
             ("text", text, known.text),
             ("importance", importance, known.importance),
         ):
             if mine != theirs:
-                errors.add(
-                    line, DIFFERS % {"name": name, "nugget_id": nugget_id, "line": known.line}
-                )
+                errors.add(line, DIFFERS(name=name, nugget_id=nugget_id, line=known.line))
         known.spans += spans
     return list(found.values())
 
@@ -182,15 +202,15 @@ def _check_spans(project: Project, nuggets: list[Incoming], errors: LineErrors) 
         seen: set[tuple[str, int, int]] = set()
         for line, doc_id, start, end, text in nugget.spans:
             if doc_id not in documents:
-                errors.add(line, UNKNOWN_DOCUMENT % {"doc_id": repr(doc_id)})
+                errors.add(line, UNKNOWN_DOCUMENT(doc_id=repr(doc_id)))
                 continue
             pk, length = documents[doc_id]
             values = {"start": start, "end": end, "doc_id": repr(doc_id)}
             if not 0 <= start < end <= length:
-                errors.add(line, SPAN_OUTSIDE % {**values, "length": length})
+                errors.add(line, SPAN_OUTSIDE(**values, length=length))
                 continue
             if (doc_id, start, end) in seen:
-                errors.add(line, SPAN_REPEATS % {**values, "nugget_id": nugget.nugget_id})
+                errors.add(line, SPAN_REPEATS(**values, nugget_id=nugget.nugget_id))
                 continue
             seen.add((doc_id, start, end))
             if text is not None:
@@ -200,7 +220,7 @@ def _check_spans(project: Project, nuggets: list[Incoming], errors: LineErrors) 
     ):
         for line, start, end, expected, values in texts_needed[pk]:
             if text[start:end] != expected:
-                errors.add(line, SPAN_TEXT % values)
+                errors.add(line, SPAN_TEXT(**values))
     return {doc_id: pk for doc_id, (pk, _length) in documents.items()}
 
 
@@ -220,7 +240,7 @@ def import_nuggets(
     errors = LineErrors()
     nuggets = read_nuggets(rows, errors, jsonl=jsonl)
     if not nuggets and not errors:
-        errors.add(0, NO_NUGGETS)
+        errors.add(0, NO_NUGGETS())
     queries = dict(
         Query.objects.filter(project=project, qid__in={n.qid for n in nuggets}).values_list(
             "qid", "pk"
@@ -228,7 +248,7 @@ def import_nuggets(
     )
     for nugget in nuggets:
         if nugget.qid not in queries:
-            errors.add(nugget.line, UNKNOWN_QUERY % {"qid": repr(nugget.qid)})
+            errors.add(nugget.line, UNKNOWN_QUERY(qid=repr(nugget.qid)))
     doc_pks = _check_spans(project, nuggets, errors)
     errors.raise_if_any()
     with transaction.atomic():
@@ -239,8 +259,8 @@ def import_nuggets(
         )
         for nugget in nuggets:
             if (nugget.qid, nugget.nugget_id) in taken:
-                values = {"qid": repr(nugget.qid), "nugget_id": repr(nugget.nugget_id)}
-                errors.add(nugget.line, NUGGET_EXISTS % values)
+                exists = NUGGET_EXISTS(qid=repr(nugget.qid), nugget_id=repr(nugget.nugget_id))
+                errors.add(nugget.line, exists)
         errors.raise_if_any()
         last = {}
         for query_pk, order in Nugget.objects.filter(
@@ -332,5 +352,5 @@ def lead_named(project, username: str):
         .first()
     )
     if membership is None:
-        raise FileRejected([UNKNOWN_AUTHOR % {"name": repr(username)}])
+        raise FileRejected([UNKNOWN_AUTHOR(name=repr(username))])
     return membership.user

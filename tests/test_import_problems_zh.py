@@ -39,6 +39,7 @@ APPS = (
     "judges",
     "metrics",
     "numerics",
+    "nuggets",
     "operations",
     "web",
 )

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("annotator", "0009_figures")]
-AFTER = [("annotator", "0010_import_problems_as_data")]
+BEFORE = [("annotator", "0010_search_grams")]
+AFTER = [("annotator", "0011_import_problems_as_data")]
 
 
 def _migrate(targets):

@@ -13,6 +13,7 @@ from .arrays import Judged, Ranked, read_qrels, read_run
 from .errors import MAX_REPORTED, BadLine, FileRejected, LineErrors
 from .files import FORMATS, check_file, detect_format
 from .ids import Encoded, encode, factorize
+from .nuggets import read_nugget_file
 from .records import (
     cell_text,
     first_id,
@@ -46,6 +47,7 @@ __all__ = [
     "judgments",
     "not_whole",
     "read_agreement_labels",
+    "read_nugget_file",
     "read_qrels",
     "read_rows",
     "read_run",

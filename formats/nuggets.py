@@ -16,16 +16,24 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import LineErrors, gettext_noop
+from .errors import LineErrors, define, gettext_noop
 from .files import check_file, detect_format, open_text
 from .records import MISSING, first_id, whole_number
 from .rows import RowSource
 
-NDEVAL_COLUMNS = gettext_noop("expected 4 columns 'qid subtopic docid rel', found %(n)s")
-REL_NUMBER = gettext_noop("rel must be a whole number, not %(value)s")
-UNITS_LIST = gettext_noop('"units" must be a list of unit ids')
-NUGGET_TWICE = gettext_noop("nugget %(nugget)s of query %(qid)s appears again (line %(line)s)")
-NO_NUGGETS = gettext_noop("the file holds no nuggets")
+NDEVAL_COLUMNS = define(
+    "nugget_file.ndeval_columns",
+    gettext_noop("expected 4 columns 'qid subtopic docid rel', found %(n)s"),
+)
+REL_NUMBER = define(
+    "nugget_file.rel_number", gettext_noop("rel must be a whole number, not %(value)s")
+)
+UNITS_LIST = define("nugget_file.units_list", gettext_noop('"units" must be a list of unit ids'))
+NUGGET_TWICE = define(
+    "nugget_file.nugget_twice",
+    gettext_noop("nugget %(nugget)s of query %(qid)s appears again (line %(line)s)"),
+)
+NO_NUGGETS = define("nugget_file.no_nuggets", gettext_noop("the file holds no nuggets"))
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ def read_nugget_file(path: Path | str, fmt: str | None = None) -> NuggetFile:
     else:
         found = _ndeval(path, errors)
     if not found.nuggets and not errors:
-        errors.add(0, NO_NUGGETS)
+        errors.add(0, NO_NUGGETS())
     errors.raise_if_any(source=path.name)
     return found
 
@@ -59,19 +67,19 @@ def _jsonl(path: Path, errors: LineErrors) -> NuggetFile:
     seen: dict[tuple[str, str], int] = {}
     for line, row in RowSource(path, "jsonl"):
         if not isinstance(row, dict):
-            errors.add(line, row.message)
+            errors.add(line, row.problem)
             continue
         qid, nugget = first_id(row, ("qid",)), first_id(row, ("nugget_id", "id"))
         if qid is None or nugget is None:
-            errors.add(line, MISSING % {"what": "qid" if qid is None else "nugget_id"})
+            errors.add(line, MISSING(what="qid" if qid is None else "nugget_id"))
             continue
         units = row.get("units", [])
         if not isinstance(units, list) or not all(isinstance(u, str | int) for u in units):
-            errors.add(line, UNITS_LIST)
+            errors.add(line, UNITS_LIST())
             continue
         if (qid, nugget) in seen:
-            values = {"nugget": repr(nugget), "qid": repr(qid), "line": seen[(qid, nugget)]}
-            errors.add(line, NUGGET_TWICE % values)
+            twice = NUGGET_TWICE(nugget=repr(nugget), qid=repr(qid), line=seen[(qid, nugget)])
+            errors.add(line, twice)
             continue
         seen[(qid, nugget)] = line
         nuggets.append((qid, nugget, str(row.get("importance", "")).strip() == "vital"))
@@ -89,12 +97,12 @@ def _ndeval(path: Path, errors: LineErrors) -> NuggetFile:
             if not fields:
                 continue
             if len(fields) != 4:
-                errors.add(line, NDEVAL_COLUMNS % {"n": len(fields)})
+                errors.add(line, NDEVAL_COLUMNS(n=len(fields)))
                 continue
             qid, nugget, unit, rel_text = fields
             rel = whole_number(rel_text)
             if rel is None:
-                errors.add(line, REL_NUMBER % {"value": repr(rel_text)})
+                errors.add(line, REL_NUMBER(value=repr(rel_text)))
                 continue
             position = index.setdefault((qid, nugget), len(index))
             vital[position] = vital.get(position, False) or rel >= 2

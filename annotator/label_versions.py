@@ -20,11 +20,13 @@ def label_version(updated_at: datetime | None) -> str:
 class LabelConflict(Exception):
     """The label changed since the screen that sends this save showed it; nothing saved.
 
-    ``judgment`` is the label as it is now (None once removed)."""
+    ``judgment`` is the label as it is now (None once removed); ``evidence`` what it is
+    on, when the save did not name it (an undo names a logged change)."""
 
-    def __init__(self, judgment: Judgment | None):
+    def __init__(self, judgment: Judgment | None, evidence=None):
         super().__init__("the label changed since it was shown")
         self.judgment = judgment
+        self.evidence = evidence
 
 
 def check_version(judgment: Judgment | None, expected: str | None, grade, note) -> None:

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from numerics.grades import check_grade
 
 from .assignments import add_time, assignment_for
-from .label_versions import check_version
+from .label_versions import LabelConflict, check_version
 from .models import (
     Chunk,
     Document,
@@ -157,7 +157,9 @@ def evidence_named(*, query: Query, annotator, data: dict) -> Evidence:
     return evidence
 
 
-def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) -> JudgmentHistory:
+def _history(
+    judgment: Judgment, event: str, changed_by, old_grade, old_note, action_id: str = ""
+) -> JudgmentHistory:
     removed = event == JudgmentEvent.DELETE
     return JudgmentHistory.objects.create(
         judgment=None if removed else judgment,
@@ -172,6 +174,7 @@ def _history(judgment: Judgment, event: str, changed_by, old_grade, old_note) ->
         old_note=old_note or "",
         new_note="" if removed else judgment.note,
         suggestion_shown=False if removed else judgment.suggestion_shown,
+        action_id=action_id,
     )
 
 
@@ -182,6 +185,7 @@ class LabelChange:
     evidence: Evidence
     judgment: Judgment | None  # the label after the change; None once removed
     history: JudgmentHistory | None  # the logged change; None when nothing changed
+    undone: int | None = None  # an undo: the history row it reversed
 
 
 def _current(query: Query, annotator, evidence: Evidence) -> Judgment | None:
@@ -214,7 +218,9 @@ def _note_for_new_label(query: Query, annotator, evidence: Evidence, note: str |
     return note or found[1]
 
 
-def keep_note(*, query: Query, annotator, evidence: Evidence, text: str) -> LabelChange | None:
+def keep_note(
+    *, query: Query, annotator, evidence: Evidence, text: str, action_id: str = ""
+) -> LabelChange | None:
     """Keep a note on evidence: on the label if the annotator graded it (a logged change),
     else until its first grade, which then carries it (an empty text drops the kept note).
     Returns the label change, or None when the note was kept without a label."""
@@ -227,6 +233,7 @@ def keep_note(*, query: Query, annotator, evidence: Evidence, text: str) -> Labe
                 evidence=evidence,
                 grade=judgment.grade,
                 note=text,
+                action_id=action_id,
             )
         if not text.strip():
             _kept(query, annotator, evidence).delete()
@@ -251,7 +258,15 @@ def kept_notes(query: Query, annotator) -> dict[tuple[int, int, int], str]:
 
 
 def _write(
-    query, annotator, evidence, grade, note, changed_by, suggestion_shown=False, expected=None
+    query,
+    annotator,
+    evidence,
+    grade,
+    note,
+    changed_by,
+    suggestion_shown=False,
+    expected=None,
+    action_id="",
 ):
     """The judgment row and its history row; (judgment or None, history or None)."""
     judgment = _current(query, annotator, evidence)
@@ -260,7 +275,9 @@ def _write(
         if judgment is None:
             return None, None
         old_grade, old_note = judgment.grade, judgment.note
-        history = _history(judgment, JudgmentEvent.DELETE, changed_by, old_grade, old_note)
+        history = _history(
+            judgment, JudgmentEvent.DELETE, changed_by, old_grade, old_note, action_id
+        )
         judgment.delete()
         return None, history
     if judgment is None:
@@ -280,7 +297,8 @@ def _write(
             judgment = _current(query, annotator, evidence)
             check_version(judgment, expected, grade, note)
         else:
-            return judgment, _history(judgment, JudgmentEvent.CREATE, changed_by, None, "")
+            history = _history(judgment, JudgmentEvent.CREATE, changed_by, None, "", action_id)
+            return judgment, history
     new_note = judgment.note if note is None else note
     if judgment.grade == grade and judgment.note == new_note:
         return judgment, None
@@ -288,7 +306,8 @@ def _write(
     judgment.grade, judgment.note = grade, new_note
     judgment.suggestion_shown = suggestion_shown
     judgment.save(update_fields=["grade", "note", "suggestion_shown", "updated_at"])
-    return judgment, _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note)
+    history = _history(judgment, JudgmentEvent.UPDATE, changed_by, old_grade, old_note, action_id)
+    return judgment, history
 
 
 def change_label(
@@ -302,6 +321,7 @@ def change_label(
     seconds: float = 0.0,
     suggestion_shown: bool = False,
     version: str | None = None,
+    action_id: str = "",
 ) -> LabelChange:
     """Create, change or (``grade=None``) remove one label: the one way a label changes.
 
@@ -313,14 +333,23 @@ def change_label(
     was on screen (post-edit mode), on the label and its history row. ``version`` is
     the label's version as the screen showed it (``label_version``): if the label
     changed since, ``LabelConflict`` is raised and nothing is written; without it
-    (imports, API, judges) the change is made whatever the label's state.
+    (imports, API, judges) the change is made whatever the label's state. ``action_id``
+    is the screen's id of the action (kept on the history row, found again by undo).
     """
     if grade is not None:
         check_grade(grade)
     changed_by = changed_by or annotator
     with transaction.atomic():
         judgment, history = _write(
-            query, annotator, evidence, grade, note, changed_by, suggestion_shown, version
+            query,
+            annotator,
+            evidence,
+            grade,
+            note,
+            changed_by,
+            suggestion_shown,
+            version,
+            action_id,
         )
         if history is not None and seconds:
             JudgmentTiming.objects.create(history=history, seconds=seconds)
@@ -329,19 +358,38 @@ def change_label(
     return LabelChange(evidence, judgment, history)
 
 
-def undo_change(*, query: Query, user, history_pk: int, seconds: float = 0.0) -> LabelChange | None:
+class NothingToUndo(Exception):
+    """The action named for undo logged no change (it failed, or changed nothing)."""
+
+
+def undo_change(
+    *,
+    query: Query,
+    user,
+    history_pk: int | None = None,
+    action_id: str = "",
+    seconds: float = 0.0,
+) -> LabelChange | None:
     """Put back the state before one of the user's own changes (itself a logged change).
 
-    Returns None when that change cannot be found among the user's own, and a change with
-    no judgment and no history when its chunk no longer exists.
+    The change is named by its history row or by the action that made it (``action_id``:
+    the screen's id of a key press, sent before the save answered). The undo is checked
+    like any save: if the label no longer holds what that change made (another session
+    changed it since), ``LabelConflict`` is raised and nothing is written. Returns None
+    when no such history row is the user's own; ``NothingToUndo`` when the action logged
+    no change; a change with no judgment and no history when its chunk no longer exists.
     """
-    history = (
-        JudgmentHistory.objects.select_related("document", "judgment__chunk")
-        .filter(pk=history_pk, query=query, annotator=user, changed_by=user)
-        .first()
+    own = JudgmentHistory.objects.select_related("document", "judgment__chunk").filter(
+        query=query, annotator=user, changed_by=user
     )
-    if history is None:
-        return None
+    if history_pk is not None:
+        history = own.filter(pk=history_pk).first()
+        if history is None:
+            return None
+    else:
+        history = own.filter(action_id=action_id).order_by("-pk").first() if action_id else None
+        if history is None:
+            raise NothingToUndo(action_id)
     chunk = None
     if history.granularity == Granularity.CHUNK:
         chunk = history.judgment.chunk if history.judgment_id else None
@@ -355,14 +403,21 @@ def undo_change(*, query: Query, user, history_pk: int, seconds: float = 0.0) ->
         if chunk is None:  # the chunk itself is gone
             return LabelChange(Evidence.for_document(history.document), None, None)
     evidence = Evidence(history.granularity, history.document, history.start, history.end, chunk)
-    return change_label(
-        query=query,
-        annotator=user,
-        evidence=evidence,
-        grade=history.old_grade,
-        note=history.old_note if history.old_grade is not None else None,
-        seconds=seconds,
-    )
+    with transaction.atomic():
+        current = _current(query, user, evidence)
+        made = (history.new_grade, history.new_note) if history.new_grade is not None else None
+        now = (current.grade, current.note) if current is not None else None
+        if now != made:
+            raise LabelConflict(current, evidence)
+        change = change_label(
+            query=query,
+            annotator=user,
+            evidence=evidence,
+            grade=history.old_grade,
+            note=history.old_note if history.old_grade is not None else None,
+            seconds=seconds,
+        )
+    return LabelChange(change.evidence, change.judgment, change.history, undone=history.pk)
 
 
 def bulk_create_judgments(judgments: Iterable[Judgment], *, changed_by, batch_size=2000) -> int:

@@ -7,6 +7,7 @@ Saves without a version (imports, the API, judges) keep working as before.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -150,7 +151,10 @@ def test_second_session_sees_the_newer_grade_and_its_grade_is_not_saved(two_sess
     assert 'data-grade="3"' in body and 'data-grade="1"' not in body
     assert "changed in another session to 3" in body and "your change was not saved" in body
     assert 'class="save-status error"' in body
-    assert "HX-Trigger" not in response
+    # Nothing of ours was logged; the event says the label changed elsewhere, so every
+    # region showing it (the document view's buttons, the evidence list) fetches it again.
+    event = json.loads(response["HX-Trigger"])["labels-changed"]
+    assert event["conflict"] is True and event["history"] is None and event["chunk"] == chunk
     assert Judgment.objects.get().grade == 3
     assert JudgmentHistory.objects.count() == history
     # The answer carries the newer version: grading again now is a deliberate change.
@@ -223,3 +227,99 @@ def test_document_view_grade_buttons_carry_the_version(two_sessions, corpus, gra
     assert form_version(document_view(tab_a, corpus), granularity) == _version(
         Judgment.objects.get()
     )
+
+
+# --- undo is checked like a save ------------------------------------------------------------
+
+
+def _undo(client, corpus, **target):
+    return client.post(judge_url(corpus), {"action": "undo", **target}, HTTP_HX_REQUEST="true")
+
+
+@pytest.mark.parametrize("named_by", ["action", "history"])
+def test_undo_of_a_label_changed_in_another_session_is_refused(two_sessions, corpus, named_by):
+    """Tab A grades 1, tab B changes it to 3 with its version, tab A undoes: before, the
+    undo deleted the label and B's grade was lost without a word."""
+    tab_a, tab_b = two_sessions
+    chunk = corpus["chunk"].pk
+    tab_a.post(
+        judge_url(corpus),
+        {"chunk": chunk, "grade": 1, "version": NO_LABEL, "action_id": "a1a1a1a1"},
+        HTTP_HX_REQUEST="true",
+    )
+    graded = JudgmentHistory.objects.get()
+    tab_b.post(
+        judge_url(corpus),
+        {"chunk": chunk, "grade": 3, "version": shown_version(card(tab_b, corpus))},
+        HTTP_HX_REQUEST="true",
+    )
+    history = JudgmentHistory.objects.count()
+    target = {"action_id": "a1a1a1a1"} if named_by == "action" else {"history": graded.pk}
+    response = _undo(tab_a, corpus, **target)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "changed in another session to 3" in body and "nothing was undone" in body
+    assert 'class="save-status error"' in body
+    assert Judgment.objects.get().grade == 3
+    assert JudgmentHistory.objects.count() == history
+    event = json.loads(response["HX-Trigger"])["labels-changed"]
+    assert event["conflict"] is True and event["chunk"] == chunk
+
+
+def test_undo_names_the_action_it_reverses_not_the_newest_change(two_sessions, personas, corpus):
+    """The screen sends the id of the action undo is for, even one whose save had not
+    answered when undo was pressed: the change that action made is reversed, no other."""
+    tab_a, _ = two_sessions
+    other = corpus["chunk"].__class__.objects.create(
+        chunking=corpus["chunking"], chunk_id="d1#1", document=corpus["document"], start=0, end=5
+    )
+    for chunk, grade, action in ((other.pk, 3, "0000aaaa"), (corpus["chunk"].pk, 1, "0000bbbb")):
+        tab_a.post(
+            judge_url(corpus),
+            {"chunk": chunk, "grade": grade, "action_id": action, "pos": 7},
+            HTTP_HX_REQUEST="true",
+        )
+    assert JudgmentHistory.objects.get(action_id="0000bbbb").new_grade == 1
+    response = _undo(tab_a, corpus, action_id="0000bbbb", pos=8)
+    body = response.content.decode()
+    assert "Undone on card 8: no grade any more." in body
+    assert list(Judgment.objects.values_list("chunk_id", "grade")) == [(other.pk, 3)]
+    event = json.loads(response["HX-Trigger"])["labels-changed"]
+    assert event["undone"] == JudgmentHistory.objects.get(action_id="0000bbbb").pk
+    # An undo is not an action of its own: it carries no action id.
+    assert JudgmentHistory.objects.order_by("-pk")[0].action_id == ""
+
+
+def test_undo_of_an_action_that_changed_nothing_says_so(two_sessions, personas, corpus):
+    tab_a, _ = two_sessions
+    _save(corpus, personas["annotator"], 2)
+    # The same grade again changes nothing and logs nothing; so does a failed save.
+    tab_a.post(
+        judge_url(corpus),
+        {"chunk": corpus["chunk"].pk, "grade": 2, "action_id": "cccc0000"},
+        HTTP_HX_REQUEST="true",
+    )
+    response = _undo(tab_a, corpus, action_id="cccc0000")
+    assert response.status_code == 200
+    assert "Nothing to undo: your last action did not change a label." in response.content.decode()
+    assert "HX-Trigger" not in response
+    assert Judgment.objects.get().grade == 2
+
+
+def test_undo_names_the_evidence_it_changed(two_sessions, personas, corpus):
+    tab_a, _ = two_sessions
+    document = corpus["document"]
+    tab_a.post(
+        judge_url(corpus),
+        {"granularity": "page", "document": document.pk, "page": 2, "grade": 2},
+        HTTP_HX_REQUEST="true",
+    )
+    tab_a.post(
+        judge_url(corpus),
+        {"granularity": "page", "document": document.pk, "page": 2, "grade": 3},
+        HTTP_HX_REQUEST="true",
+    )
+    last = JudgmentHistory.objects.order_by("-pk")[0].pk
+    body = _undo(tab_a, corpus, history=last).content.decode()
+    title = "Wings &amp; &lt;b&gt;lift&lt;/b&gt;"
+    assert f"Undone on page 2 of {title}: back to 2 · Partially answers." in body

@@ -215,7 +215,23 @@ def test_pages_cannot_be_graded_on_a_document_without_pages(login, personas, zh)
     assert judge(client, zh, granularity="page", page=1, grade=2).status_code == 400
     html = client.get(doc_url(zh)).content.decode()
     assert 'name="granularity" value="page"' not in html
-    assert "Page 1 of 1" in html  # the same word as the cards and evidence rows
+    # Pages only where the document has them: no "Page 1 of 1", no pager for one part.
+    assert "Page 1" not in html and "doc-pager" not in html
+
+
+def test_a_long_document_without_pages_is_read_in_parts_not_pages(login, personas, zh):
+    from annotator.labelling.segments import WINDOW_CHARS
+
+    document = zh["document"]
+    document.text = ("机翼的升力来自压力差。\n" * (WINDOW_CHARS // 6))[: WINDOW_CHARS * 2]
+    document.page_starts = []
+    document.save()
+    client = login(personas["annotator"])
+    assert judge(client, zh, granularity="passage", start=0, end=4, grade=2).status_code == 200
+    html = client.get(doc_url(zh)).content.decode()
+    assert "Part 1 of 3" in html and "Page" not in html
+    zh_html = client.get(doc_url(zh), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "页" not in zh_html.split('id="doc-view"')[1]
 
 
 def test_existing_evidence_can_be_changed_and_removed_from_the_document(login, personas, zh):

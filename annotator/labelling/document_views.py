@@ -74,9 +74,9 @@ def document_context(
         if j.granularity in (Granularity.PASSAGE, Granularity.CHUNK)
     ]
     focus = (at, focus_end) if at is not None and focus_end is not None and focus_end > at else None
+    # Rows say a page only where the document has pages (a part of a page-less document
+    # is not a page); "Show" finds the part from the row's offsets.
     evidence = evidence_rows(labels.order_by("start", "end", "granularity"), own=True)
-    for row in evidence:
-        row.page = part_of(spans, row.start)
     others: list[EvidenceRow] = []
     if screen.sees_all:
         others = evidence_rows(

@@ -136,6 +136,11 @@ class JudgeForm(forms.Form):
     # The version of the label the screen showed (labels.label_version); a save whose
     # label changed since is refused rather than overwriting the other change.
     version = forms.CharField(required=False, max_length=64)
+    # The screen's id of this action (a grade, a removal), kept on the logged change; an
+    # undo names the action it reverses by it, even one whose save has not answered yet.
+    action_id = forms.RegexField(required=False, regex=r"^[0-9a-f]{8,40}$", max_length=40)
+    # A passage shorter than the project's short_passage that the annotator confirmed.
+    short_ok = forms.BooleanField(required=False)
 
     def clean(self):
         data = super().clean()
@@ -145,7 +150,7 @@ class JudgeForm(forms.Form):
             self.add_error("grade", _("Choose a grade from 0 to 3."))
         if action == "delete" and not data.get("judgment"):
             self.add_error("judgment", _("Which label?"))
-        if action == "undo" and not data.get("history"):
+        if action == "undo" and not (data.get("history") or data.get("action_id")):
             self.add_error("history", _("Nothing to undo."))
         if action in ("grade", "keep") and not (
             data.get("judgment") or data.get("chunk") or data.get("granularity")

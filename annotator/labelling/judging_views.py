@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django_htmx.http import trigger_client_event
 
 from web.htmx import for_htmx
@@ -20,8 +21,10 @@ from web.htmx import for_htmx
 from .. import assignments as work
 from ..label_versions import LabelConflict
 from ..labels import (
+    Evidence,
     EvidenceError,
     LabelChange,
+    NothingToUndo,
     change_label,
     evidence_named,
     keep_note,
@@ -30,6 +33,7 @@ from ..labels import (
 from ..models import Granularity
 from .cards import chunk_cards, document_results, own_row
 from .forms import EvidenceFragmentForm, JudgeForm
+from .pieces import describe
 from .screen import Screen, bad_request, member_view, text_error
 
 LABELS_CHANGED = "labels-changed"
@@ -66,44 +70,88 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
         return text_error(str(error), error.status)
     except LabelConflict as conflict:
         return _conflict(request, screen, data, conflict)
+    except NothingToUndo:
+        if not request.htmx:
+            return redirect(screen.safe_next(screen.url("label_query")))
+        message = _("Nothing to undo: your last action did not change a label.")
+        context = screen.context(message=message, oob=True)
+        return TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
     # Committed: from here on the screen may say "saved".
     if not request.htmx:
         return redirect(screen.safe_next(screen.url("label_query")))
     context = screen.context(message=message, oob=True, **_answer(screen, data, change))
     response = TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
     if change.history is not None:
-        undone = data["history"] if data["action"] == "undo" else None
-        trigger_client_event(response, LABELS_CHANGED, changed_event(change, undone=undone))
+        trigger_client_event(response, LABELS_CHANGED, changed_event(change, undone=change.undone))
     return response
 
 
-def conflict_message(screen: Screen, conflict: LabelConflict) -> str:
-    """What a save that lost to another session's change is told."""
+def conflict_message(screen: Screen, conflict: LabelConflict, *, undo: bool = False) -> str:
+    """What a save (or an undo) that lost to another session's change is told."""
     if conflict.judgment is None:
+        if undo:
+            return _("This label was removed in another session; nothing was undone.")
         return _("This label was removed in another session; your change was not saved.")
-    return _(
-        "This label was changed in another session to %(grade)d · %(label)s; "
-        "your change was not saved."
-    ) % {"grade": conflict.judgment.grade, "label": screen.grade_label(conflict.judgment.grade)}
+    values = {
+        "grade": conflict.judgment.grade,
+        "label": screen.grade_label(conflict.judgment.grade),
+    }
+    if undo:
+        return (
+            _(
+                "This label was changed in another session to %(grade)d · %(label)s; "
+                "nothing was undone."
+            )
+            % values
+        )
+    return (
+        _(
+            "This label was changed in another session to %(grade)d · %(label)s; "
+            "your change was not saved."
+        )
+        % values
+    )
 
 
 def _conflict(
     request: HttpRequest, screen: Screen, data: dict, conflict: LabelConflict
 ) -> HttpResponse:
-    """The evidence as it is now (the newer grade) and why the save was refused (409)."""
-    message = conflict_message(screen, conflict)
+    """The evidence as it is now (the newer grade) and why the save was refused (409).
+
+    The answer also says that the label changed (``labels-changed``, marked ``conflict``),
+    so every region showing it — the document view's page and document buttons with their
+    versions, the evidence list — fetches itself again and the next click can succeed."""
+    undo = data["action"] == "undo"
+    message = conflict_message(screen, conflict, undo=undo)
     if not request.htmx:
         return text_error(message, 409)
-    try:
-        evidence = evidence_named(query=screen.query, annotator=screen.user, data=data)
-    except EvidenceError:  # the label the form named was removed meanwhile
-        return text_error(message, 409)
+    if conflict.evidence is not None:
+        evidence = conflict.evidence
+    else:
+        try:
+            evidence = evidence_named(query=screen.query, annotator=screen.user, data=data)
+        except EvidenceError:  # the label the form named was removed meanwhile
+            return text_error(message, 409)
     current = LabelChange(evidence, conflict.judgment, None)
-    context = screen.context(
-        message=message, error=True, oob=True, **_answer(screen, data, current)
-    )
+    answer = {} if undo else _answer(screen, data, current, refused=message)
+    context = screen.context(message=message, error=True, oob=True, **answer)
     # 200, so that htmx swaps in the newer grade; the status line says it was not saved.
-    return TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+    response = TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+    trigger_client_event(response, LABELS_CHANGED, conflict_event(evidence, conflict))
+    return response
+
+
+def conflict_event(evidence: Evidence, conflict: LabelConflict) -> dict:
+    """``labels-changed`` for a change learnt of by a refused save: no history of ours."""
+    return {
+        "history": None,
+        "undone": None,
+        "conflict": True,
+        "kind": evidence.granularity,
+        "document": evidence.document.pk,
+        "chunk": evidence.chunk.pk if evidence.chunk is not None else None,
+        "judgment": conflict.judgment.pk if conflict.judgment is not None else None,
+    }
 
 
 def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
@@ -111,15 +159,37 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
     query, user = screen.query, screen.user
     seconds = work.clamp_seconds(data.get("elapsed"))
     if data["action"] == "undo":
-        change = undo_change(query=query, user=user, history_pk=data["history"], seconds=seconds)
+        change = undo_change(
+            query=query,
+            user=user,
+            history_pk=data["history"],
+            action_id=data["action_id"],
+            seconds=seconds,
+        )
         if change is None:
             raise EvidenceError("No such change", 404)
-        return change, _("Undone.") if change.history is not None else _("Nothing to undo.")
+        return change, undone_message(screen, change, data.get("pos"))
     evidence = evidence_named(query=query, annotator=user, data=data)
+    if _short_passage(screen, data, evidence):
+        n = evidence.end - evidence.start
+        raise EvidenceError(
+            ngettext(
+                "The selection is only %(n)d character long: confirm to save it as a passage.",
+                "The selection is only %(n)d characters long: confirm to save it as a passage.",
+                n,
+            )
+            % {"n": n}
+        )
     if data["action"] == "keep":
         # A note on evidence not graded yet is kept until its first grade; on a graded
         # one it goes on the label as a logged change.
-        kept = keep_note(query=query, annotator=user, evidence=evidence, text=data["note"])
+        kept = keep_note(
+            query=query,
+            annotator=user,
+            evidence=evidence,
+            text=data["note"],
+            action_id=data["action_id"],
+        )
         if kept is not None:
             return kept, _("Note saved.")
         if data["note"].strip():
@@ -136,6 +206,7 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
             grade=None,
             seconds=seconds,
             version=version,
+            action_id=data["action_id"],
         )
         return change, _("Label removed.")
     change = change_label(
@@ -147,6 +218,7 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
         seconds=seconds,
         suggestion_shown=bool(data.get("suggested")) and screen.project.post_edit,
         version=version,
+        action_id=data["action_id"],
     )
     label = screen.grade_label(change.judgment.grade)
     return change, _("Saved: %(grade)d · %(label)s") % {
@@ -155,18 +227,64 @@ def _change(screen: Screen, data: dict) -> tuple[LabelChange, str]:
     }
 
 
-def _answer(screen: Screen, data: dict, change: LabelChange) -> dict:
-    """The fragment of the evidence the form named, as it looks after the change."""
+def _short_passage(screen: Screen, data: dict, evidence: Evidence) -> bool:
+    """A new passage shorter than the project asks to confirm, not confirmed (a mis-drag)."""
+    if data["action"] != "grade" or data.get("judgment") or data.get("short_ok"):
+        return False
+    if evidence.granularity != Granularity.PASSAGE:
+        return False
+    return evidence.end - evidence.start < screen.project.short_passage
+
+
+def undone_message(screen: Screen, change: LabelChange, position: int | None) -> str:
+    """What an undo did, and where: "Undone on card 8: back to 1 · Related …"."""
+    if change.history is None:
+        return _("Nothing to undo.")
+    evidence = change.evidence
+    if position:
+        where = _("card %(n)d") % {"n": position}
+    else:
+        pages = evidence.document.page_starts
+        what = describe(
+            evidence.granularity,
+            evidence.start,
+            evidence.end,
+            pages,
+            evidence.chunk.chunk_id if evidence.chunk is not None else "",
+        )
+        where = _("%(what)s of %(document)s") % {
+            "what": what,
+            "document": evidence.document.title or evidence.document.doc_id,
+        }
+    judgment = change.judgment
+    if judgment is None:
+        return _("Undone on %(where)s: no grade any more.") % {"where": where}
+    return _("Undone on %(where)s: back to %(grade)d · %(label)s.") % {
+        "where": where,
+        "grade": judgment.grade,
+        "label": screen.grade_label(judgment.grade),
+    }
+
+
+def _answer(screen: Screen, data: dict, change: LabelChange, *, refused: str = "") -> dict:
+    """The fragment of the evidence the form named, as it looks after the change.
+
+    A save ``refused`` as a conflict shows why beside the evidence, and a note being typed
+    stays in its open box (with the newer version, so that saving it again can succeed)."""
     if data["action"] == "undo":
         return {}  # the undo form shows nothing: every region refreshes on the event
     evidence = change.evidence
+    answer: dict = {"refused": refused}
+    if refused and "note" in screen.request.POST:
+        answer["draft_note"] = data["note"]
     if data.get("chunk"):
         cards = chunk_cards(screen, [evidence.chunk.pk], screen.pool_groups)
-        return {"card": next(iter(cards), None), "position": data.get("pos")}
+        return answer | {"card": next(iter(cards), None), "position": data.get("pos")}
     if evidence.granularity == Granularity.DOCUMENT and not data.get("judgment"):
-        return {"result": next(iter(document_results(screen, [evidence.document.pk])), None)}
+        result = next(iter(document_results(screen, [evidence.document.pk])), None)
+        return answer | {"result": result}
     judgment = change.judgment
-    return {"row": own_row(screen.query, screen.user, judgment.pk) if judgment else None}
+    return answer | {"row": own_row(screen.query, screen.user, judgment.pk) if judgment else None}
 
 
 def changed_event(change: LabelChange, *, undone: int | None = None) -> dict:

@@ -155,6 +155,10 @@ class JudgmentHistory(EvidenceSpan):
     old_note = models.TextField(blank=True)
     new_note = models.TextField(blank=True)
     suggestion_shown = models.BooleanField(default=False)
+    # The screen's own id of the action that made this change (random, per key press):
+    # undo names the action it reverses, so a save still in flight when undo is pressed
+    # is the one undone (``labels.undo_change``). Empty for imports, the API and judges.
+    action_id = models.CharField(max_length=40, blank=True, default="")
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

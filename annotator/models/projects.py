@@ -67,6 +67,13 @@ class Project(models.Model):
             "inside another) are shown as one card."
         ),
     )
+    short_passage = models.PositiveIntegerField(
+        default=3,
+        help_text=(
+            "A passage shorter than this many characters is saved only after the annotator "
+            "confirms it (a mis-drag selects one or two); 0 never asks."
+        ),
+    )
     mapping = models.CharField(
         max_length=40,
         default="any_overlap",

@@ -10,19 +10,24 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def grade_buttons(context, current=None) -> SafeString:
+def grade_buttons(context, current=None, keys=True) -> SafeString:
     """A button per grade of the screen's scale (``grades``: (grade, label) pairs), the
     ``current`` one pressed. Drawn in Python, not by an included template: a page of 30
-    search results draws 60 sets of them, and the template made up most of its time."""
+    search results draws 60 sets of them, and the template made up most of its time.
+
+    ``keys``: the digit keys press these buttons, so the grade is shown as a keycap;
+    buttons the digits do not press (the document view's page and whole-document
+    buttons: there a digit grades the selected text) show the grade without one."""
     buttons = []
     for grade, label in context["grades"]:
         pressed = grade == current
         name = escape(label)
+        cap = f"<kbd>{grade:d}</kbd>" if keys else f'<span class="grade-digit">{grade:d}</span>'
         buttons.append(
             f'<button type="submit" name="grade" value="{grade:d}" '
             f'class="grade-btn g{grade:d}{" is-set" if pressed else ""}" '
             f'aria-pressed="{"true" if pressed else "false"}" title="{name}">'
-            f'<kbd>{grade:d}</kbd> <span class="grade-label">{name}</span></button>'
+            f'{cap} <span class="grade-label">{name}</span></button>'
         )
     html = '<span class="grade-buttons" role="group">' + "".join(buttons) + "</span>"
     return mark_safe(html)  # noqa: S308 - grades are integers, labels escaped above

@@ -1,17 +1,65 @@
 // Assay: small progressive enhancements; every page works without this file.
+
+// What scripts write comes from the catalogue, in the page's language: the JSON island
+// the page carries (annotator/templatetags/script_messages.py). A message with a count is
+// {"one", "other"}, chosen by values.n; %(name)s placeholders are filled from values.
+window.assayMessage = (function () {
+  let catalogue = null;
+  return function (key, values) {
+    if (catalogue === null) {
+      const island = document.getElementById("assay-messages");
+      try {
+        catalogue = island ? JSON.parse(island.textContent) : {};
+      } catch (error) {
+        catalogue = {};
+      }
+    }
+    let text = catalogue[key];
+    if (text === undefined) return "";
+    values = values || {};
+    if (typeof text === "object") text = Number(values.n) === 1 ? text.one : text.other;
+    return text.replace(/%\((\w+)\)s/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  };
+})();
+
+// Why a write failed, from its answer: the status, and a short plain-text reason if any.
+window.assayFailure = function (xhr) {
+  let detail = String(xhr.status);
+  const type = xhr.getResponseHeader("Content-Type") || "";
+  if (type.indexOf("text/plain") === 0 && xhr.responseText.length < 300) {
+    detail += ": " + xhr.responseText;
+  }
+  return assayMessage("notSaved", { detail: detail });
+};
+
+// A failed write is reported where it was made: inside the nearest [data-error-here]
+// (a drill-down's item), else in the page's status line. The labelling screens report
+// their own (label.js).
+function showWriteError(elt, text) {
+  if (elt && elt.closest && elt.closest("#labelling")) return;
+  const holder = elt && elt.closest ? elt.closest("[data-error-here]") : null;
+  if (holder) {
+    let line = holder.querySelector(".grade-error");
+    if (!line) {
+      line = document.createElement("p");
+      line.className = "grade-error error";
+      line.setAttribute("role", "alert");
+      holder.appendChild(line);
+    }
+    line.textContent = text;
+    return;
+  }
+  const status = document.getElementById("save-status");
+  if (status) {
+    status.textContent = text;
+    status.className = "save-status error";
+  }
+}
 document.addEventListener("htmx:responseError", (event) => {
-  const status = document.getElementById("save-status");
-  if (status) {
-    status.textContent = "Not saved (" + event.detail.xhr.status + "). Try again.";
-    status.className = "save-status error";
-  }
+  showWriteError(event.detail.elt, assayFailure(event.detail.xhr));
 });
-document.addEventListener("htmx:sendError", () => {
-  const status = document.getElementById("save-status");
-  if (status) {
-    status.textContent = "Not saved: the server could not be reached.";
-    status.className = "save-status error";
-  }
+document.addEventListener("htmx:sendError", (event) => {
+  showWriteError(event.detail.elt, assayMessage("offline"));
 });
 
 // Forms marked data-swap-errors show a 400 answer (the form again, with its errors and

@@ -6,10 +6,7 @@
   "use strict";
 
   const root = () => document.getElementById("labelling");
-  const messages = () => {
-    const el = document.getElementById("label-messages");
-    return el ? el.dataset : {};
-  };
+  const message = (key, values) => window.assayMessage(key, values);
 
   // ------------------------------------------------------------------ text offsets
   // Python counts code points; JavaScript strings count UTF-16 code units. Characters
@@ -99,6 +96,8 @@
   });
 
   // ------------------------------------------------------------------ save feedback
+  // The status line is fixed at the bottom of the window (label.css), where it is seen
+  // whatever card is on screen, and read out by screen readers (aria-live).
   function setStatus(text, kind) {
     const status = document.getElementById("save-status");
     if (!status) return;
@@ -108,10 +107,38 @@
   const isWrite = (event) =>
     root() && root().contains(event.detail.elt) &&
     (event.detail.requestConfig ? event.detail.requestConfig.verb : event.detail.verb) === "post";
+  // A change of a label (not an undo, not the queue status): posted to the judge address.
+  const isLabelChange = (detail) =>
+    root() && detail.verb === "post" && root().contains(detail.elt) &&
+    detail.elt.id !== "undo-form" && detail.path === root().dataset.judgeUrl;
 
+  // Each action gets its id when the person acts (the key press, the click), before it is
+  // queued behind a save still in flight; htmx asks htmx:confirm again when it sends a
+  // queued request, and the id is already there.
+  document.addEventListener("htmx:confirm", (event) => {
+    const detail = event.detail;
+    const trigger = detail.triggeringEvent;
+    if (!trigger || trigger.assayAction || trigger.assayUndo) return;
+    if (detail.elt.id === "undo-form" && pendingUndo) {
+      trigger.assayUndo = pendingUndo;
+      return;
+    }
+    if (!isLabelChange(detail)) return;
+    if (!confirmShortPassage(event, trigger)) return;
+    const entry = actionEntry(detail.elt, trigger);
+    trigger.assayAction = entry.id;
+    if (entry.undoable) pushUndo(entry);
+  });
   document.addEventListener("htmx:configRequest", (event) => {
     if (!root() || event.detail.verb !== "post" || !root().contains(event.detail.elt)) return;
     event.detail.parameters["elapsed"] = takeElapsed();
+    const trigger = event.detail.triggeringEvent || {};
+    if (trigger.assayAction) event.detail.parameters["action_id"] = trigger.assayAction;
+    if (trigger.assayShortOk) event.detail.parameters["short_ok"] = "1";
+    if (trigger.assayUndo) {
+      event.detail.parameters["action_id"] = trigger.assayUndo.id;
+      if (trigger.assayUndo.pos) event.detail.parameters["pos"] = trigger.assayUndo.pos;
+    }
     // A note kept on an ungraded card goes with the card's next grade.
     const elt = event.detail.elt;
     const card = elt.matches && elt.matches(".grade-form") ? elt.closest(".candidate") : null;
@@ -119,44 +146,57 @@
     if (kept && kept.value.trim()) event.detail.parameters["note"] = kept.value;
   });
   document.addEventListener("htmx:beforeRequest", (event) => {
-    if (isWrite(event)) setStatus(messages().saving || "…", "pending");
+    if (isWrite(event)) setStatus(message("saving"), "pending");
   });
   document.addEventListener("htmx:afterRequest", (event) => {
-    if (!isWrite(event) || !event.detail.successful) return;
-    if (event.detail.elt.id === "undo-form") lastUndone = null;
+    if (!isWrite(event)) return;
+    const trigger = event.detail.requestConfig.triggeringEvent || {};
+    // An action that logged no change (refused, failed, the same grade again) leaves the
+    // undo list: undo reverses what the person changed.
+    if (trigger.assayAction && !loggedChange(event.detail.xhr)) dropUndo(trigger.assayAction);
+    if (!event.detail.successful) return;
+    if (trigger.assayUndo) showUndone(trigger.assayUndo);
     const holder = event.detail.elt.closest(".candidate, .evidence-row, .doc-result");
     if (holder) holder.classList.remove("save-failed");
   });
+  function loggedChange(xhr) {
+    try {
+      const events = JSON.parse(xhr.getResponseHeader("HX-Trigger") || "{}");
+      return Boolean(events["labels-changed"] && events["labels-changed"].history);
+    } catch (error) {
+      return false;
+    }
+  }
   function failed(event, text) {
     if (!root()) return;
     setStatus(text, "error");
     const elt = event.detail.elt;
     const holder = elt && elt.closest && elt.closest(".candidate, .evidence-row, .doc-result");
     if (holder) holder.classList.add("save-failed");
-    if (elt && elt.id === "undo-form" && lastUndone) pushUndo(lastUndone);
+    const config = event.detail.requestConfig || {};
+    const trigger = config.triggeringEvent || {};
+    if (trigger.assayUndo) pushUndo(trigger.assayUndo); // not undone: it can be tried again
   }
   document.addEventListener("htmx:responseError", (event) => {
-    const xhr = event.detail.xhr;
-    const type = xhr.getResponseHeader("Content-Type") || "";
-    let detail = String(xhr.status);
-    if (type.indexOf("text/plain") === 0 && xhr.responseText.length < 300) {
-      detail += ": " + xhr.responseText;
-    }
-    failed(event, (messages().failed || "Not saved.") + " (" + detail + ")");
+    failed(event, window.assayFailure(event.detail.xhr));
   });
   document.addEventListener("htmx:sendError", (event) => {
-    failed(event, messages().offline || "Not saved: the server could not be reached.");
+    failed(event, message("offline"));
   });
 
   // ------------------------------------------------------------------ undo
-  let lastUndone = null;
+  // The undo list holds the person's own actions, newest last, each by its id: undo
+  // names the action, and the server reverses the change that action made, even when
+  // its save had not answered as undo was pressed (requests on a screen go one at a time).
+  let pendingUndo = null;
   function undoKey() {
     const r = root();
     return r ? "assay-undo:" + r.dataset.project + ":" + r.dataset.query : null;
   }
   function undoStack() {
     try {
-      return JSON.parse(sessionStorage.getItem(undoKey()) || "[]");
+      const stack = JSON.parse(sessionStorage.getItem(undoKey()) || "[]");
+      return stack.filter((entry) => entry && typeof entry.id === "string");
     } catch (error) {
       return [];
     }
@@ -168,16 +208,61 @@
       /* private mode: undo lasts as long as the page */
     }
   }
-  function pushUndo(history) {
+  function pushUndo(entry) {
     const stack = undoStack();
-    stack.push(history);
+    stack.push(entry);
     saveStack(stack);
   }
-  // Every change made here can be undone, except an undo itself.
-  document.addEventListener("labels-changed", (event) => {
-    const detail = event.detail || {};
-    if (detail.history && !detail.undone && !detail.remote) pushUndo(detail.history);
-  });
+  function dropUndo(id) {
+    saveStack(undoStack().filter((entry) => entry.id !== id));
+  }
+  function actionId() {
+    const bytes = new Uint8Array(8);
+    window.crypto.getRandomValues(bytes); // randomUUID needs https; this works on plain http
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  // What an action is on: the place to bring back into view, the card's number.
+  function actionEntry(form, trigger) {
+    const place = form.closest(".card-place, .evidence-row, .doc-result");
+    const position = form.querySelector('input[name="pos"]');
+    // Keeping a note on a card not graded yet changes no label: nothing to undo.
+    const keep = trigger.submitter && trigger.submitter.value === "keep";
+    return {
+      id: actionId(),
+      place: place ? place.id : null,
+      pos: position ? position.value : null,
+      undoable: !keep,
+    };
+  }
+  function undo() {
+    const form = document.getElementById("undo-form");
+    if (!form) return;
+    const stack = undoStack();
+    const entry = stack.pop();
+    if (entry === undefined) {
+      setStatus(message("nothingToUndo"), "pending");
+      return;
+    }
+    saveStack(stack);
+    setStatus(message("undoing"), "pending");
+    pendingUndo = entry; // read by htmx:confirm as the form is submitted, synchronously
+    try {
+      if (form.requestSubmit) form.requestSubmit();
+      else htmx.trigger(form, "submit");
+    } finally {
+      pendingUndo = null;
+    }
+  }
+  // The undone evidence is brought into view and marked; the status line says what changed.
+  function showUndone(entry) {
+    const place = entry.place ? document.getElementById(entry.place) : null;
+    if (!place) return;
+    const card = place.querySelector(".candidate");
+    if (card) setCurrent(card);
+    else place.scrollIntoView({ block: "nearest" });
+    place.classList.add("just-undone");
+    setTimeout(() => place.classList.remove("just-undone"), 1500);
+  }
   // A label saved in another tab on the same query (the document view, a search) reaches
   // this screen as the same event, so its counter and covered cards refresh without a
   // reload; events from elsewhere are marked remote and never relayed again.
@@ -190,8 +275,8 @@
     const name = channelName();
     if (!name || !("BroadcastChannel" in window)) return;
     channel = new BroadcastChannel(name);
-    channel.onmessage = (message) => {
-      const detail = { ...message.data, remote: true };
+    channel.onmessage = (incoming) => {
+      const detail = { ...incoming.data, remote: true };
       document.body.dispatchEvent(new CustomEvent("labels-changed", { detail, bubbles: true }));
     };
   });
@@ -202,27 +287,11 @@
       const detail = event.detail || {};
       if (!channel || detail.remote) return;
       // Only the change itself: htmx adds the element (which cannot be posted) to it.
-      const fields = ["history", "undone", "kind", "document", "chunk", "judgment"];
+      const fields = ["history", "undone", "kind", "document", "chunk", "judgment", "conflict"];
       channel.postMessage(Object.fromEntries(fields.map((name) => [name, detail[name]])));
     },
     { capture: true },
   );
-  function undo() {
-    const form = document.getElementById("undo-form");
-    if (!form) return;
-    const stack = undoStack();
-    const history = stack.pop();
-    if (history === undefined) {
-      setStatus(messages().nothingToUndo || "Nothing to undo.", "pending");
-      return;
-    }
-    saveStack(stack);
-    lastUndone = history;
-    form.elements.history.value = history;
-    setStatus(messages().undoing || "…", "pending");
-    if (form.requestSubmit) form.requestSubmit();
-    else htmx.trigger(form, "submit");
-  }
 
   // ------------------------------------------------------------------ candidates
   // A card is replaced whenever it is saved or refreshed; the place holding it is not,
@@ -288,9 +357,39 @@
   const pageText = () => document.getElementById("doc-page-text");
   function hideSelection() {
     const form = document.getElementById("passage-form");
-    if (form) form.hidden = true;
+    if (form) {
+      form.hidden = true;
+      askShort(form, null);
+    }
     const hint = document.getElementById("selection-hint");
     if (hint) hint.hidden = false;
+  }
+  // A passage shorter than the project's setting (data-short) is saved only when the same
+  // grade is given twice: a mis-drag selects a character or two.
+  function askShort(form, grade, length) {
+    const line = form.querySelector(".short-confirm");
+    if (grade === null) {
+      delete form.dataset.shortGrade;
+      if (line) line.textContent = "";
+      return;
+    }
+    form.dataset.shortGrade = grade;
+    if (line) line.textContent = message("shortPassage", { n: length, grade: grade });
+  }
+  function confirmShortPassage(event, trigger) {
+    const form = event.detail.elt;
+    if (form.id !== "passage-form") return true;
+    const length = Number(form.elements.end.value) - Number(form.elements.start.value);
+    const grade = trigger.submitter ? trigger.submitter.value : "";
+    if (!(length < Number(form.dataset.short || 0))) return true;
+    if (form.dataset.shortGrade === grade) {
+      trigger.assayShortOk = true;
+      askShort(form, null);
+      return true;
+    }
+    askShort(form, grade, length);
+    event.preventDefault();
+    return false;
   }
   function captureSelection() {
     const container = pageText();
@@ -306,8 +405,10 @@
     form.elements.text.value = picked.text;
     const preview = picked.text.length > 200 ? picked.text.slice(0, 199) + "…" : picked.text;
     form.querySelector(".selection-preview").textContent = preview;
-    form.querySelector(".selection-length").textContent =
-      picked.end - picked.start + " " + (messages().selected || "");
+    form.querySelector(".selection-length").textContent = message("selected", {
+      n: picked.end - picked.start,
+    });
+    askShort(form, null);
     form.hidden = false;
     const hint = document.getElementById("selection-hint");
     if (hint) hint.hidden = true;
@@ -415,7 +516,7 @@
     } else if (screen === "document") {
       if ("0123".includes(key) && key.length === 1) {
         // Nothing selected: say what to do instead of doing nothing.
-        if (!gradeSelection(key)) setStatus(messages().selectFirst || "", "pending");
+        if (!gradeSelection(key)) setStatus(message("selectFirst"), "pending");
       } else if (key === "[") handled = click("prev-page");
       else if (key === "]") handled = click("next-page");
       else if (key === "u") undo();
@@ -428,6 +529,7 @@
       if ("0123".includes(key) && key.length === 1) handled = grade(key);
       else if (key === "j") move(1);
       else if (key === "k") move(-1);
+      else if (key === "e") handled = toggleLong(current());
       else if (key === "o") {
         const link = current() && current().querySelector("a.open-doc");
         if (link) window.location.href = link.href;
@@ -449,6 +551,49 @@
     if (handled) event.preventDefault();
   });
 
+  // ------------------------------------------------------------------ long cards
+  // A card's text box holds 14 lines; a longer text says how many more lines it has and
+  // opens with the button or "e" (the current card), instead of being cut without a cue.
+  function markLongCards() {
+    document.querySelectorAll("#labelling .cand-text").forEach((text) => {
+      if (text.classList.contains("expanded")) return;
+      const next = text.nextElementSibling;
+      const button = next && next.matches(".more-lines") ? next : null;
+      const lineHeight = parseFloat(getComputedStyle(text).lineHeight) || 20;
+      const hidden = Math.ceil((text.scrollHeight - text.clientHeight - 1) / lineHeight);
+      if (hidden <= 0) {
+        text.classList.remove("clipped");
+        if (button) button.remove();
+        return;
+      }
+      text.classList.add("clipped");
+      const more = button || document.createElement("button");
+      more.type = "button";
+      more.className = "more-lines";
+      more.dataset.lines = String(hidden);
+      more.setAttribute("aria-expanded", "false");
+      more.textContent = message("moreLines", { n: hidden });
+      if (!button) text.after(more);
+    });
+  }
+  function toggleLong(card) {
+    const text = card && card.querySelector(".cand-text");
+    const more = text && text.nextElementSibling;
+    if (!more || !more.matches(".more-lines")) return false;
+    const open = !text.classList.contains("expanded");
+    text.classList.toggle("expanded", open);
+    text.classList.toggle("clipped", !open);
+    more.setAttribute("aria-expanded", String(open));
+    more.textContent = open ? message("fewerLines") : message("moreLines", { n: more.dataset.lines });
+    if (!open) card.scrollIntoView({ block: "nearest" });
+    return true;
+  }
+  document.addEventListener("click", (event) => {
+    const more = event.target.closest && event.target.closest("#labelling .more-lines");
+    if (more) toggleLong(more.closest(".candidate"));
+  });
+  document.addEventListener("htmx:afterSettle", markLongCards);
+
   // "Show the whole query" only where the query is longer than its first lines.
   function hideNeedlessToggles() {
     document.querySelectorAll("[data-clamp-toggle]").forEach((toggle) => {
@@ -460,6 +605,7 @@
   function start() {
     if (!root()) return;
     hideNeedlessToggles();
+    markLongCards();
     if (root().dataset.screen !== "document") setCurrent(firstToDo(), false);
     const focus = document.querySelector(".doc-page-text .focus");
     if (focus) focus.scrollIntoView({ block: "center" });

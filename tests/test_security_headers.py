@@ -15,7 +15,11 @@ from tests.test_project_views import site_objects as site_objects  # the fixture
 
 pytestmark = pytest.mark.django_db
 
-INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.IGNORECASE)
+# A JSON data block (<script type="application/json">, the messages scripts show) is data
+# the browser never runs, so the policy does not apply to it; any other inline script is code.
+INLINE_SCRIPT = re.compile(
+    r'<script(?![^>]*\bsrc=)(?![^>]*\btype="application/json")[^>]*>', re.IGNORECASE
+)
 STYLE_ATTRIBUTE = re.compile(r"<[^>]*\sstyle=", re.IGNORECASE)
 STYLE_ELEMENT = re.compile(r"<style[\s>]", re.IGNORECASE)
 HANDLER = re.compile(r"<[^>]*\son[a-z]+=", re.IGNORECASE)
@@ -64,3 +68,9 @@ def test_anonymous_pages_send_the_policy_and_hold_no_inline_code(client):
         assert response.status_code == 200, url
         assert response["Content-Security-Policy"].startswith("default-src 'self'"), url
         assert inline_code(response.content.decode()) == [], url
+
+
+def test_a_json_data_block_is_not_inline_code_but_a_script_is():
+    assert inline_code('<script id="m" type="application/json">{"a": 1}</script>') == []
+    assert inline_code("<script>alert(1)</script>") == ["inline script"]
+    assert inline_code('<script type="module">x()</script>') == ["inline script"]

@@ -133,10 +133,14 @@ def test_keyboard_grading_mouse_passage_reload_and_blindness(
     wait_graded(page, 3)
     assert graded(page)[:3] == [3, 2, 1]
     assert "Saved" in page.locator("#save-status").inner_text()
-    # u undoes the last grade, k goes back, 1 grades it again.
+    # u undoes the last grade and makes its card the current one: 1 grades it again.
     page.keyboard.press("u")
     wait_graded(page, 2)
-    page.keyboard.press("k")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#candidates .candidate')[2]"
+        ".classList.contains('is-current')"
+    )
+    assert "Undone on card 3" in page.locator("#save-status").inner_text()
     page.keyboard.press("1")
     wait_graded(page, 3)
     assert graded(page)[:3] == [3, 2, 1]

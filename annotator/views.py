@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
+from web.sections import sections
 
 from .access import can_create_projects, can_label, get_project_for_user, sees_all_labels
 from .assignments import next_open
@@ -263,6 +264,8 @@ def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "grade_labels": dict(project.shown_grade_labels),
         "sees_all": sees_all_labels(membership),
         "can_label": can_label(membership),
+        # What other apps add to the query's page (its nuggets …).
+        "sections": sections("query_page", membership=membership, query=query),
     }
     return TemplateResponse(request, "annotator/query_detail.html", context)
 

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", include("gold.urls")),
     path("", include("metrics.urls")),
     path("", include("judges.urls")),
+    path("", include("nuggets.urls")),
     path("", include("api.urls")),
     path("", include("annotator.urls")),
 ]

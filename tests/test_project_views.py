@@ -72,6 +72,12 @@ PAGE_ROLES = {
     "metrics:run_edit": None,
     "metrics:run_archive": None,
     "metrics:run_delete": {"owner"},
+    # Nuggets: leads write them; who reads live grades reads them (annotators: only on a
+    # query they have finished, when the owner allows it: tests/nuggets/test_views.py).
+    "nuggets:overview": LIVE_READERS,
+    "nuggets:setting": None,
+    "nuggets:export": LIVE_READERS,
+    "nuggets:query_nuggets": LIVE_READERS,
     # Token-authenticated: tested with tokens in tests/test_api.py.
     "api:upload_run": "api",
     "api:run_metrics": "api",

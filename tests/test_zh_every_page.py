@@ -102,6 +102,7 @@ ALLOWED = {
     "bonferroni",
     "ir_measures",
     "ndcg_cut",
+    "ndeval",  # a program's name, like trec_eval
 }
 # Containers whose whole content is data: document, candidate and query text, notes.
 DATA_CLASSES = {
@@ -116,6 +117,9 @@ DATA_CLASSES = {
     "skip-reason",
     "prose",
     "lead",
+    "nugget-text",
+    "nugget-evidence-text",
+    "nugget-selection-text",
 }
 SKIPPED_TAGS = {"script", "style", "code", "pre", "kbd", "samp", "textarea"}
 VOID = {"br", "img", "input", "meta", "link", "hr", "source", "wbr", "col", "area", "base"}
@@ -189,9 +193,14 @@ def data_values() -> tuple[list[str], set[str]]:
     for judge in Judge.objects.all():
         strings += [judge.name, judge.slug, judge.model, judge.base_url, judge.api_key_env]
         strings += [judge.prompt]
+    from nuggets.models import Nugget
+    from numerics.nuggets import NUGGET_FAMILIES
+
+    strings += list(Nugget.objects.values_list("text", flat=True))
     strings = sorted({s for s in strings if s}, key=len, reverse=True)
     short = {w.lower() for s in strings if len(s) <= 80 for w in WORD.findall(s)}
-    return strings, short | {m.lower() for m in measure_names()}
+    names = [*measure_names(), *NUGGET_FAMILIES]
+    return strings, short | {m.lower() for m in names}
 
 
 @lru_cache(maxsize=4)
@@ -237,6 +246,16 @@ def busy_project(personas, corpus, site_objects):  # noqa: F811
         Assignment.objects.create(
             project=personas["project"], query=query, annotator=personas[persona]
         )
+    from nuggets.changes import Span, create_nugget
+
+    document = corpus["document"]
+    create_nugget(
+        query,
+        text="Wings lift",
+        importance="vital",
+        evidence=[Span(document, 0, 10)],
+        changed_by=personas["owner"],
+    )
     return site_objects
 
 

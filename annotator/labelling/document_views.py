@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 
 from web.htmx import for_htmx
+from web.sections import sections
 
 from ..label_versions import label_version
 from ..models import Chunk, Document, Granularity, Judgment
@@ -53,6 +54,8 @@ def _document_page(request: HttpRequest, screen: Screen, data: dict) -> HttpResp
     context = document_context(
         screen, data["document"], page=data["page"], at=data["at"], focus_end=data["end"]
     )
+    # Beside the text, drawn again with it on a page turn (the query's nuggets …).
+    context["sections"] = sections("labelling", membership=screen.membership, query=screen.query)
     return TemplateResponse(request, "annotator/label_document.html", context)
 
 

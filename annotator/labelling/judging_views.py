@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 from django_htmx.http import trigger_client_event
 
 from web.htmx import for_htmx
+from web.sections import sections
 
 from .. import assignments as work
 from ..label_versions import LabelConflict
@@ -48,7 +49,12 @@ RESULT = "annotator/partials/label_document_result.html"
 def label_query(request: HttpRequest, screen: Screen) -> HttpResponse:
     """The judging screen of one query: its candidate pool, graded with the keyboard."""
     work.mark_opened(screen.assignment)
-    context = screen.context(cards=screen.candidates, n_judged=screen.n_judged)
+    context = screen.context(
+        cards=screen.candidates,
+        n_judged=screen.n_judged,
+        # What other apps add to the screen (the query's nuggets …).
+        sections=sections("labelling", membership=screen.membership, query=screen.query),
+    )
     return TemplateResponse(request, "annotator/label_query.html", context)
 
 

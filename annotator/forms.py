@@ -163,11 +163,33 @@ IMPORT_FORMATS = [
 ]
 
 
+class SeveralFilesInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class SeveralFilesField(forms.FileField):
+    """One or more files; each is checked as a file field checks one."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", SeveralFilesInput(attrs={"multiple": True}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        if isinstance(data, (list, tuple)):
+            if not data:
+                return [super().clean(None, initial)]
+            return [super(SeveralFilesField, self).clean(item, initial) for item in data]
+        return [super().clean(data, initial)]
+
+
 class ImportForm(forms.Form):
     """One upload form for every import kind; the options each kind needs are checked."""
 
     kind = forms.ChoiceField(choices=import_kinds, label=_("What the file holds"))
-    file = forms.FileField(label=_("File"))
+    file = SeveralFilesField(
+        label=_("File"),
+        help_text=_("Document files: several at once, or a .zip of them."),
+    )
     format = forms.ChoiceField(choices=IMPORT_FORMATS, required=False, label=_("Format"))
     chunking = forms.CharField(
         required=False,
@@ -208,6 +230,24 @@ class ImportForm(forms.Form):
             "Document files: replace a document whose file changed, when no labels are on it."
         ),
     )
+    skip_bad = forms.BooleanField(
+        required=False,
+        label=_("Import the good files, skip the bad ones"),
+        help_text=_(
+            "Document files: without this, one bad file stops the whole import; with it, "
+            "each bad file is listed with its reason."
+        ),
+    )
+    html_whole_page = forms.BooleanField(
+        required=False,
+        label=_("Keep the whole HTML page"),
+        help_text=_("HTML: menus, headers and footers too, not only the main content."),
+    )
+    docx_headers = forms.BooleanField(
+        required=False,
+        label=_("Word headers and footers"),
+        help_text=_("Word: add the pages' headers and footers after the text."),
+    )
     keep_known = forms.BooleanField(
         required=False,
         label=_("Import the known part"),
@@ -222,6 +262,9 @@ class ImportForm(forms.Form):
         "run_name": ("run",),
         "parameters": ("run",),
         "replace": ("files",),
+        "skip_bad": ("files",),
+        "html_whole_page": ("files",),
+        "docx_headers": ("files",),
         "keep_known": ("run",),
     }
 
@@ -244,20 +287,22 @@ class ImportForm(forms.Form):
     def clean_file(self):
         from django.conf import settings
 
-        uploaded = self.cleaned_data["file"]
-        if uploaded.size > settings.ASSAY_MAX_UPLOAD_BYTES:
+        files = self.cleaned_data["file"]
+        if sum(f.size for f in files) > settings.ASSAY_MAX_UPLOAD_BYTES:
             raise forms.ValidationError(
                 _("The file is larger than the limit of %(limit)s bytes."),
                 params={"limit": settings.ASSAY_MAX_UPLOAD_BYTES},
             )
-        if uploaded.size == 0:
+        if len(files) == 1 and files[0].size == 0:
             raise forms.ValidationError(_("The file is empty."))
-        return uploaded
+        return files
 
     def clean(self):
         data = super().clean()
         kind = data.get("kind")
         chunking = data.get("chunking", "").strip()
+        if kind != "files" and len(data.get("file") or []) > 1:
+            self.add_error("file", _("Only document files can be uploaded several at once."))
         if kind == "chunks" and not chunking:
             self.add_error("chunking", _("Name the new chunking."))
         if kind == "labels":
@@ -296,7 +341,8 @@ class ImportForm(forms.Form):
                 chunking=data["chunking"].strip() or None,
             )
         elif kind == "files":
-            options["replace"] = bool(data.get("replace"))
+            for name in ("replace", "skip_bad", "html_whole_page", "docx_headers"):
+                options[name] = bool(data.get(name))
         elif kind == "run":
             options.update(
                 name=data["run_name"].strip(),

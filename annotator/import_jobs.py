@@ -9,6 +9,7 @@ updated inside that transaction would not be visible until the end).
 from __future__ import annotations
 
 import json
+import shutil
 import uuid
 from pathlib import Path
 
@@ -20,9 +21,12 @@ from formats import FileRejected
 from formats.errors import define, gettext_noop
 
 from .importing import ImportResult, run_import
+from .importing import uploads as importing_uploads
 from .models import ImportJob, ImportStatus
 
 INTERNAL_ERROR = define("import.internal_error", gettext_noop("internal error: %(error)s"))
+# A job keeps what became of at most this many files (a .zip may hold thousands).
+MAX_REPORTED_FILES = 5000
 
 
 def upload_dir() -> Path:
@@ -39,6 +43,19 @@ def save_upload(uploaded) -> Path:
         for block in uploaded.chunks():
             handle.write(block)
     return path
+
+
+def save_uploads(uploads) -> Path:
+    """Store several uploaded files in a folder of their own (``importing.uploads``)."""
+    folder = upload_dir() / uuid.uuid4().hex
+    importing_uploads.save_uploads(folder, uploads)
+    return folder
+
+
+def upload_name(uploads) -> str:
+    """What the job list calls an upload: the file's name, or the first and how many more."""
+    first = Path(uploads[0].name).name
+    return first if len(uploads) == 1 else f"{first} + {len(uploads) - 1}"
 
 
 def progress_path(job: ImportJob) -> Path:
@@ -123,6 +140,7 @@ def execute_job(job_id: int) -> ImportJob:
     else:
         job.status, job.created_count = ImportStatus.DONE, result.created
         job.notes = list(result.notes)
+        job.report = [line.as_json() for line in result.report][:MAX_REPORTED_FILES]
     finally:
         job.finished_at = timezone.now()
         job.processed_bytes = job.size if job.status == ImportStatus.DONE else 0
@@ -134,9 +152,13 @@ def execute_job(job_id: int) -> ImportJob:
                 "notes",
                 "finished_at",
                 "processed_bytes",
+                "report",
             ]
         )
-        Path(job.path).unlink(missing_ok=True)
+        if Path(job.path).is_dir():
+            shutil.rmtree(job.path, ignore_errors=True)
+        else:
+            Path(job.path).unlink(missing_ok=True)
         side.unlink(missing_ok=True)
     return job
 

@@ -6,15 +6,24 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from formats.errors import Problem
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
 
 from .access import get_project_for_user
 from .forms import ImportForm
-from .import_jobs import read_file_progress, read_progress, save_upload, start_job
+from .import_jobs import (
+    read_file_progress,
+    read_progress,
+    save_upload,
+    save_uploads,
+    start_job,
+    upload_name,
+)
 from .importing import kinds
 from .models import ImportJob, ImportStatus, Role
 
@@ -32,15 +41,15 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug, Role.OWNER)
     form = ImportForm(request.POST or None, request.FILES or None, project=project)
     if request.method == "POST" and form.is_valid():
-        uploaded = form.cleaned_data["file"]
-        path = save_upload(uploaded)
+        files = form.cleaned_data["file"]
+        path = save_upload(files[0]) if len(files) == 1 else save_uploads(files)
         job = ImportJob.objects.create(
             project=project,
             kind=form.cleaned_data["kind"],
             options=form.job_options(),
-            filename=uploaded.name[:255],
+            filename=upload_name(files)[:255],
             path=str(path),
-            size=uploaded.size,
+            size=sum(f.size for f in files),
             created_by=request.user,
         )
         start_job(job)
@@ -61,6 +70,30 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
     return TemplateResponse(request, "annotator/import_upload.html", context, status=status)
 
 
+# What became of a file, as the per-file report says it.
+OUTCOMES = {
+    "imported": _("imported"),
+    "replaced": _("replaced"),
+    "unchanged": _("unchanged"),
+    "skipped": _("skipped"),
+    "passed over": _("not a document, passed over"),
+}
+
+
+def _report(job: ImportJob) -> list[dict]:
+    """What became of each file, its problems as problems (shown in the reader's language)."""
+    return [
+        {
+            "name": line.get("name", ""),
+            "outcome": line.get("outcome", ""),
+            "label": OUTCOMES.get(line.get("outcome"), line.get("outcome")),
+            "problems": [Problem.from_json(p) for p in line.get("problems") or []],
+        }
+        for line in job.report
+        if isinstance(line, dict)
+    ]
+
+
 def _kind_label(name: str) -> str:
     return next((kind.label for kind in kinds() if kind.name == name), name)
 
@@ -78,5 +111,7 @@ def import_status(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
         "percent": read_progress(job),
         "files": read_file_progress(job) if job.status == ImportStatus.RUNNING else [],
         "running": job.status in (ImportStatus.PENDING, ImportStatus.RUNNING),
+        "report": _report(job),
+        "skipped": sum(1 for line in job.report if line.get("outcome") == "skipped"),
     }
     return TemplateResponse(request, "annotator/import_status.html", context)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext as _
 
 from numerics.grades import check_grade
@@ -257,6 +257,23 @@ def kept_notes(query: Query, annotator) -> dict[tuple[int, int, int], str]:
     }
 
 
+def hold_documents(pks: Iterable[int]) -> None:
+    """Keep these documents' text from being replaced until the transaction ends.
+
+    The lock a foreign key check takes (``FOR KEY SHARE``): Django's foreign keys are
+    checked at commit on PostgreSQL, so a label being written would not hold its document
+    otherwise. A file import that replaces a document locks it ``FOR UPDATE`` and then
+    counts its labels, so it waits for this transaction and sees its label. SQLite has one
+    writer at a time (transactions begin IMMEDIATE), which does the same."""
+    pks = sorted(set(pks))
+    if connection.vendor == "postgresql" and pks:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT 1 FROM annotator_document WHERE id = ANY(%s) FOR KEY SHARE",
+                [pks],
+            )
+
+
 def _write(
     query,
     annotator,
@@ -269,6 +286,7 @@ def _write(
     action_id="",
 ):
     """The judgment row and its history row; (judgment or None, history or None)."""
+    hold_documents([evidence.document.pk])
     judgment = _current(query, annotator, evidence)
     check_version(judgment, expected, grade, note)
     if grade is None:
@@ -427,6 +445,7 @@ def bulk_create_judgments(judgments: Iterable[Judgment], *, changed_by, batch_si
 
     def flush() -> None:
         nonlocal count
+        hold_documents(j.document_id for j in batch)
         created = Judgment.objects.bulk_create(batch, batch_size=batch_size)
         if created and created[0].pk is None:
             # Backends without RETURNING for bulk inserts: reload ids by their unique key.

@@ -15,7 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.urls import reverse
 
-from formats.documents import char_boxes, render_page
+from formats.documents import char_boxes, page_size, render_page, render_scale
 
 from .models import Document
 
@@ -71,10 +71,13 @@ def page_image(document: Document, number: int, width: int = DEFAULT_WIDTH) -> P
         return None
     cached = original.with_name(f"{original.stem}.pages") / f"{number}-{width}.png"
     if not cached.is_file():
+        picture = render_page(original, number, width)
+        if picture is None:  # a strip of a page, not drawn (see ``render_scale``)
+            return None
         cached.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=cached.parent, suffix=".part")
         with os.fdopen(handle, "wb") as sink:
-            sink.write(render_page(original, number, width))
+            sink.write(picture)
         os.replace(temporary, cached)
     return cached
 
@@ -102,8 +105,11 @@ def page_picture(document: Document, number: int, marks=()) -> dict | None:
     """What a page view needs to show page ``number`` as it looks: the image's URL, the URL
     that finds a selection's boxes, and the boxes of ``marks`` (labels with ``start``,
     ``end`` and ``grade``) on this page, as percentages. None when there is no image."""
-    if not is_pdf(document) or original_path(document) is None:
+    original = original_path(document)
+    if not is_pdf(document) or original is None or not 1 <= number <= len(document.page_starts):
         return None
+    if render_scale(*page_size(original, number), DEFAULT_WIDTH) is None:
+        return None  # a strip of a page: its text is shown, no picture
     args = [document.project.slug, document.pk]
     highlights = []
     for mark in marks:

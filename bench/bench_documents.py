@@ -1,6 +1,9 @@
-"""Document-file import benchmark: one 500-page PDF, 1,000 small PDFs, page images.
+"""Document-file import benchmark: one 500-page PDF, 1,000 small PDFs, page images, 500
+mixed files (PDF, DOCX, HTML, Markdown) imported and then imported again unchanged, and
+the HTML reader on the HTML documentation found on this machine.
 
-    .venv/bin/python -m bench.bench_documents
+    .venv/bin/python -m bench documents
+    BENCH_DOCUMENTS_CASES=mixed,html BENCH_DOCUMENTS_MIXED=100 .venv/bin/python -m bench documents
 
 The PDFs are written by the demo's PDF writer (``demo/pdfgen.py``: Courier text pages of
 about 2,300 characters each). Each case runs in its own process, with production settings
@@ -85,6 +88,90 @@ def _setup(data_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
+MIXED = int(os.environ.get("BENCH_DOCUMENTS_MIXED", "500"))
+CASES = os.environ.get("BENCH_DOCUMENTS_CASES", "big,small,render,mixed,html").split(",")
+HTML_PAGES = "/usr/share/doc"
+
+
+def _write_mixed(folder: Path, count: int) -> list[Path]:
+    """``count`` files, a quarter each PDF, DOCX, HTML and Markdown, of a few paragraphs."""
+    import docx
+
+    from demo.pdfgen import layout, write_pdf
+
+    rng = random.Random(29)
+    folder.mkdir()
+    paths = []
+    for i in range(count):
+        blocks = _paragraphs(rng, rng.randint(3, 12))
+        kind = ("pdf", "docx", "html", "md")[i % 4]
+        path = folder / f"doc-{i:04d}.{kind}"
+        if kind == "pdf":
+            write_pdf(path, layout(blocks), title=f"Doc {i}")
+        elif kind == "docx":
+            document = docx.Document()
+            for text, heading in blocks:
+                document.add_heading(text, 1) if heading else document.add_paragraph(text)
+            document.save(str(path))
+        elif kind == "html":
+            body = "".join(f"<h2>{t}</h2>" if h else f"<p>{t}</p>" for t, h in blocks)
+            path.write_text(
+                f"<!DOCTYPE html><html><head><title>Doc {i}</title></head><body>"
+                f"<nav><a href='/'>Home</a></nav><main>{body}</main><footer>Footer</footer>"
+                "</body></html>"
+            )
+        else:
+            path.write_text("\n\n".join(f"## {t}" if h else t for t, h in blocks) + "\n")
+        paths.append(path)
+    return paths
+
+
+def _previous_html_text(markup: str) -> str:
+    """The HTML reader before main content (kept here to compare): the body's text with
+    block elements on their own lines, scripts and styles dropped."""
+    import re
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    blocks = (
+        "address,article,aside,blockquote,br,dd,div,dl,dt,fieldset,figcaption,figure,footer,"
+        "form,h1,h2,h3,h4,h5,h6,header,hr,li,main,nav,ol,p,pre,section,table,tr,ul"
+    )
+    body = LexborHTMLParser(markup).body
+    if body is None:
+        return ""
+    for tag in ["script", "style", "noscript", "template", "svg", "iframe", "object", "head"]:
+        for node in body.css(tag):
+            node.decompose()
+    for node in body.css(blocks):
+        node.insert_before("\ue000")
+        node.insert_after("\ue000")
+    for node in body.css("td,th"):
+        node.insert_before("\ue001")
+    parts = body.text(separator="").split("\ue000")
+    lines = [" ".join(b.split()).replace("\ue001", "\t").strip("\t ") for b in parts]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+
+
+def html_case() -> dict:
+    """The HTML pages of this machine's documentation read three ways, timed."""
+    sys.path.insert(0, str(ROOT))
+    from formats.documents.html import html_text
+
+    pages = sorted(p for p in Path(HTML_PAGES).rglob("*.html") if p.is_file())
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in pages]
+    out = {"pages": len(pages), "megabytes": sum(len(t) for t in texts) / 1024**2}
+    for name, read in (
+        ("previous", _previous_html_text),
+        ("main", lambda t: html_text(t)[0]),
+        ("whole", lambda t: html_text(t, whole_page=True)[0]),
+    ):
+        started = time.perf_counter()
+        chars = sum(len(read(t)) for t in texts)
+        out[name] = {"seconds": time.perf_counter() - started, "characters": chars}
+    return out
+
+
 def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -97,13 +184,23 @@ def child(case: str, folder: str) -> dict:
 
     project = Project.objects.create(slug=case, name=case)
     root = Path(folder)
-    paths = sorted((root / "small").glob("*.pdf")) if case == "small" else [root / "big.pdf"]
+    if case == "mixed":
+        paths = sorted((root / "mixed").iterdir())
+    elif case == "small":
+        paths = sorted((root / "small").glob("*.pdf"))
+    else:
+        paths = [root / "big.pdf"]
     sources = [Source(path, path.name) for path in paths]
     before = _peak_mib()
     started = time.perf_counter()
     result = import_files(project, sources)
     seconds = time.perf_counter() - started
     after = _peak_mib()
+    if case == "mixed":
+        started = time.perf_counter()
+        again = import_files(project, sources)
+        unchanged_seconds = time.perf_counter() - started
+        assert again.created == 0 and f"{len(paths)} unchanged" in again.detail
     documents = project.documents.all()
     out = {
         "case": case,
@@ -116,6 +213,8 @@ def child(case: str, folder: str) -> dict:
         "peak_before_mib": before,
         "peak_after_mib": after,
     }
+    if case == "mixed":
+        out["unchanged_seconds"] = unchanged_seconds
     if case == "render":
         from annotator.originals import page_image
 
@@ -152,14 +251,47 @@ def _run(case: str, folder: str) -> dict:
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="assay-bench-docs-") as folder:
         started = time.perf_counter()
-        _big, smalls = _write(Path(folder))
+        if {"big", "small", "render"} & set(CASES):
+            _big, smalls = _write(Path(folder))
+            print(
+                f"wrote 1 × {BIG_PAGES} pages and {len(smalls)} small PDFs in "
+                f"{time.perf_counter() - started:.1f} s"
+            )
+        if "mixed" in CASES:
+            _write_mixed(Path(folder) / "mixed", MIXED)
+        results = {c: _run(c, folder) for c in ("big", "small", "render", "mixed") if c in CASES}
+    if "mixed" in results:
+        r = results["mixed"]
+        print()
         print(
-            f"wrote 1 × {BIG_PAGES} pages and {len(smalls)} small PDFs in "
-            f"{time.perf_counter() - started:.1f} s"
+            "| Import of mixed files (PDF, DOCX, HTML, Markdown) | files | characters | MB "
+            "| first import (s) | unchanged again (s) | peak RSS (MiB) |"
         )
-        results = {case: _run(case, folder) for case in ("big", "small", "render")}
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        print(
+            f"| {r['files']:,} files, a quarter of each kind | {r['files']:,} | "
+            f"{r['characters']:,} | {r['megabytes']:.1f} | {r['seconds']:.2f} | "
+            f"{r['unchanged_seconds']:.3f} | {r['peak_after_mib']:.0f} |"
+        )
+    if "html" in CASES and Path(HTML_PAGES).is_dir():
+        h = html_case()
+        print()
+        print(
+            f"| HTML reader on {h['pages']} pages of {HTML_PAGES} ({h['megabytes']:.1f} MB) "
+            "| time (s) | characters kept |"
+        )
+        print("|---|---:|---:|")
+        for key, label in (
+            ("previous", "previous reader (the body's text)"),
+            ("main", "main content (default)"),
+            ("whole", "whole page (`--html-whole-page`)"),
+        ):
+            print(f"| {label} | {h[key]['seconds']:.2f} | {h[key]['characters']:,} |")
+    if not {"big", "small", "render"} <= set(results):
+        return
     print()
     print(
         "| Import | files | pages | characters | MB | time (s) | peak RSS (MiB) "

@@ -238,6 +238,8 @@ ASSAY_RUN_INDEX_DIR = Path(os.environ.get("ASSAY_RUN_INDEX_DIR", DATA_DIR / "run
 ASSAY_MAX_PAGES = env_int("ASSAY_MAX_PAGES", 5000, minimum=1)
 ASSAY_MAX_DOCUMENT_CHARS = env_int("ASSAY_MAX_DOCUMENT_CHARS", 20_000_000, minimum=1)
 ASSAY_EXTRACT_SECONDS = env_int("ASSAY_EXTRACT_SECONDS", 300, minimum=1)
+# What the .zip archives of one import may unpack to, all together.
+ASSAY_MAX_UNPACKED_BYTES = env_int("ASSAY_MAX_UNPACKED_BYTES", 2 * 1024**3, minimum=1)
 # Originals of imported document files and their cached page images.
 ASSAY_ORIGINALS_DIR = DATA_DIR / "originals"
 # Request bodies (operations.limits): no body is larger than the upload limit plus

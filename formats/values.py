@@ -92,6 +92,12 @@ def row_problem(row: dict, max_chars: int | None = None) -> Problem | None:
     return None
 
 
+def as_token(value: str) -> str:
+    """An id made from a name that may hold whitespace (a file's name): each whitespace
+    character becomes ``_``, so that the id is one token wherever a TREC line holds it."""
+    return _WHITESPACE.sub("_", value)
+
+
 def id_problem(name: str | Problem, value: str) -> Problem | None:
     """Ids are single tokens: TREC files, which every export writes, separate fields by
     whitespace, so an id holding any would break them."""

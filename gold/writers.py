@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
+from formats.values import as_token
 from numerics.id_order import natural_key
 from web.spreadsheets import append, header
 
@@ -73,7 +74,7 @@ def write_jsonl(export: GoldExport, out: IO[str]) -> None:
 def write_qrels(export: GoldExport, out: IO[str]) -> None:
     for query in sorted(export.queries, key=lambda q: q.qid):
         for unit, grade in sorted(query.rel_map.items()):
-            out.write(f"{query.qid} 0 {unit} {grade}\n")
+            out.write(f"{query.qid} 0 {as_token(unit)} {grade}\n")
 
 
 def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:

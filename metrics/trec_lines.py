@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from annotator.models import Query
+from formats.values import as_token
 from gold.units import Units
 
 from .evaluation import Gold
@@ -40,7 +41,7 @@ def unit_run_lines(run: Run, units: Units, format: str = "trec") -> list[str]:
     rank = np.arange(query_pk.size) - np.repeat(ranked.bounds[:-1], np.diff(ranked.bounds)) + 1
     tag = run.name.replace(" ", "_") or "run"
     return [
-        f"{qids[int(q)]} Q0 {units.ids[int(u)]} {int(r)} {float(s)!r} {tag}"
+        f"{qids[int(q)]} Q0 {as_token(str(units.ids[int(u)]))} {int(r)} {float(s)!r} {tag}"
         for q, u, s, r in zip(query_pk, ranked.item, ranked.score, rank, strict=True)
     ]
 
@@ -55,4 +56,4 @@ def qrels_lines(gold: Gold) -> list[str]:
             strict=True,
         )
     )
-    return [f"{q} 0 {u} {g}" for q, u, g in rows]
+    return [f"{q} 0 {as_token(u)} {g}" for q, u, g in rows]

@@ -134,3 +134,47 @@ def test_document_page_shows_page_images_and_the_download_link(login, personas, 
     assert url("document_original", document) in body
     for number in (1, 2, 3):
         assert url("document_page_image", document, page=number) + "?width=600" in body
+
+
+def write_odd_pages(path):
+    """A 935-byte kind of PDF: a 1 × 300 pt strip, a 100 × 4000 pt scroll and an A4 page."""
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path))
+    for size, line in (((1, 300), "strip"), ((100, 4000), "scroll"), ((595.28, 841.89), "A4")):
+        pdf.setPageSize(size)
+        pdf.setFont("Helvetica", 1)
+        pdf.drawString(0, 10, line)
+        pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_a_strip_of_a_page_is_never_drawn_and_a_long_page_is_drawn_within_the_bounds(
+    login, personas, settings, tmp_path
+):
+    from formats.documents.pdf import MAX_RENDER_PIXELS, MAX_RENDER_SIDE
+
+    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
+    path = write_odd_pages(tmp_path / "odd.pdf")
+    result = import_files(personas["project"], [Source(path, "odd.pdf")])
+    assert (
+        "odd.pdf: page(s) 1 too narrow or too long to show as a picture (over 50 times as long "
+        "as wide); their text is imported, their picture is not shown"
+    ) in result.detail
+    document = personas["project"].documents.get(doc_id="odd.pdf")
+    assert document.text.split() == ["strip", "scroll", "A4"]
+    client = login(personas["annotator"])
+    # The strip: 1 × 300 pt at width 900 would be 900 × 270,000 pixels (2.4 GB in PDFium).
+    assert (
+        client.get(url("document_page_image", document, page=1), {"width": 900}).status_code == 404
+    )
+    assert originals.page_picture(document, 1) is None
+    # The scroll: 900 × 36,000 asked, drawn narrower so that it stays within both bounds.
+    response = client.get(url("document_page_image", document, page=2), {"width": 1200})
+    width, height = struct.unpack(">II", b"".join(response.streaming_content)[16:24])
+    assert height == MAX_RENDER_SIDE and width == round(100 * MAX_RENDER_SIDE / 4000)
+    assert width * height <= MAX_RENDER_PIXELS
+    assert originals.page_picture(document, 2) is not None
+    response = client.get(url("document_page_image", document, page=3), {"width": 600})
+    assert struct.unpack(">I", b"".join(response.streaming_content)[16:20]) == (600,)

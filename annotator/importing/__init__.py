@@ -17,13 +17,15 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from formats import FileRejected, RowSource, check_file, detect_format
+from formats.documents.extract import ReadOptions
 from formats.errors import define, gettext_noop
 
 from ..models import Project
 from .common import ImportResult
 from .corpus import import_chunks, import_documents, import_queries, locate
-from .files import Source, import_files
+from .files import import_files
 from .judgments import import_labels
+from .uploads import uploaded_sources
 
 PROGRESS_EVERY = 500
 UNKNOWN_KIND = define(
@@ -180,8 +182,13 @@ def _labels(project, path, *, fmt, options, progress, changed_by, **_) -> Import
 def _files(project, path, *, options, progress, source_name, **_) -> ImportResult:
     return import_files(
         project,
-        [Source(path, source_name)],
+        uploaded_sources(path, source_name),
         replace=bool(options.get("replace")),
+        skip_bad=bool(options.get("skip_bad")),
+        options=ReadOptions(
+            html_whole_page=bool(options.get("html_whole_page")),
+            docx_headers=bool(options.get("docx_headers")),
+        ),
         progress=progress,
         file_progress=getattr(progress, "file", None),
     )

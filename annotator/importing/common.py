@@ -39,6 +39,10 @@ class ImportResult:
     kind: str
     created: int
     notes: tuple[Problem, ...] = ()
+    # Kinds that may set bad parts aside (document files with ``skip_bad``): how many, and
+    # what became of each part (``files.FileReport``).
+    skipped: int = 0
+    report: tuple = ()
 
     @property
     def detail(self) -> str:

@@ -1,18 +1,21 @@
-"""Importing document files (PDF, DOCX, HTML, Markdown, text, .zip): all or nothing.
+"""Importing document files (PDF, DOCX, HTML, Markdown, text, .zip, .gz): all or nothing,
+or with the bad files set aside when asked (``skip_bad``).
 
-Every file is read first (``formats.documents``), outside any transaction; if any is bad,
-``FileRejected`` names each file (and page) and nothing is written. Then, in one
-transaction, each becomes a Document (its doc id is its name, or its path inside a .zip
-or below a folder) and its original is kept in the data directory. A file already
-imported with the same checksum is left alone; a changed one is refused while labels
-exist on it, and replaced only when asked (``replace``) and nothing would be orphaned.
+Which files, under which ids and by which reader is ``file_sources``' business. A file
+whose checksum (and reading choices) match the document of its id is recognised as
+unchanged by its SHA-256 alone, without being read again. The others are read outside
+any transaction; then, in one transaction, each becomes a Document and its original is
+kept in the data directory. A changed file replaces its document only when asked
+(``replace``) and never while labels (or chunks) stand on the old text: that is checked
+again inside the writing transaction, with the documents locked, so a label saved while
+the files were read is seen and the document is not replaced under it.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -20,18 +23,24 @@ from django.db import transaction
 from django.db.models import Count
 
 from formats import FileRejected
-from formats.documents import ArchiveLimits, Extracted, Limits, document_type, extract, unpack
-from formats.documents.extract import UNSUPPORTED
+from formats.documents import ArchiveLimits, Extracted, Limits, extract, sha256_of
+from formats.documents.extract import ReadOptions
 from formats.errors import Problem, define, gettext_noop, of_file
 
 from ..models import Chunk, Document, Judgment, Project
 from ..originals import store
 from .common import MAX_ID_LENGTH, ImportResult
+from .file_sources import NO_FILES, Gathered, Selection, Source, gather, sources_from_paths
 
-NO_FILES = define("files.no_files", gettext_noop("no files to import"))
+__all__ = ["FileReport", "Selection", "Source", "import_files", "sources_from_paths"]
+
+Progress = Callable[[float], None] | None
+FileProgress = Callable[[str, float], None] | None
+
 NAME_TOO_LONG = define("files.name_too_long", gettext_noop("the name is longer than %(n)s"))
-GIVEN_TWICE = define("files.given_twice", gettext_noop("given twice"))
-ZIP_IN_ZIP = define("files.zip_in_zip", gettext_noop("a .zip inside a .zip is not opened"))
+GIVEN_TWICE_AS = define(
+    "files.given_twice_as", gettext_noop("%(name)s: given twice (as %(first)s and %(second)s)")
+)
 HOLDS_LABELS = define(
     "files.holds_labels",
     gettext_noop(
@@ -59,16 +68,29 @@ CHUNKED = define(
 REPLACED = define("files.replaced", gettext_noop("%(n)s replaced"))
 UNCHANGED = define("files.unchanged", gettext_noop("%(n)s unchanged"))
 
-Progress = Callable[[float], None] | None
-FileProgress = Callable[[str, float], None] | None
-
 
 @dataclass(frozen=True)
-class Source:
-    """One incoming file: where it is and the name it becomes the doc id of."""
+class FileReport:
+    """What became of each file: ``outcome`` is imported, replaced, unchanged, skipped
+    (with its ``problems``) or passed over (not a document)."""
 
-    path: Path
     name: str
+    outcome: str
+    problems: tuple[Problem, ...] = ()
+
+    def as_json(self) -> dict:
+        return {
+            "name": self.name,
+            "outcome": self.outcome,
+            "problems": [problem.as_json() for problem in self.problems],
+        }
+
+
+@dataclass
+class _Plan:
+    new: list[tuple[Source, Extracted]] = field(default_factory=list)
+    replace: list[tuple[Source, Extracted, Document]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
 
 
 def limits() -> Limits:
@@ -80,19 +102,11 @@ def limits() -> Limits:
     )
 
 
-def sources_from_paths(paths: list[Path], *, recursive: bool = False) -> list[Source]:
-    """Files named on a command line; folders give their files (all levels with
-    ``recursive``), named by their path below the folder."""
-    sources: list[Source] = []
-    for path in paths:
-        if path.is_dir():
-            pattern = "**/*" if recursive else "*"
-            for child in sorted(path.glob(pattern)):
-                if child.is_file() and not child.name.startswith("."):
-                    sources.append(Source(child, child.relative_to(path).as_posix()))
-        else:
-            sources.append(Source(path, path.name))
-    return sources
+def archive_limits() -> ArchiveLimits:
+    return ArchiveLimits(
+        max_unpacked_bytes=settings.ASSAY_MAX_UNPACKED_BYTES,
+        max_member_bytes=settings.ASSAY_MAX_UPLOAD_BYTES,
+    )
 
 
 def import_files(
@@ -100,52 +114,121 @@ def import_files(
     sources: list[Source],
     *,
     replace: bool = False,
+    skip_bad: bool = False,
+    options: ReadOptions | None = None,
     progress: Progress = None,
     file_progress: FileProgress = None,
 ) -> ImportResult:
-    """Import every file of ``sources`` (a .zip gives its members) or none of them."""
+    """Import every file of ``sources`` or none of them (``FileRejected`` names each bad
+    file); with ``skip_bad`` the good ones, and the result's report lists the others."""
+    options = options or ReadOptions()
     with tempfile.TemporaryDirectory(prefix="assay-files-") as scratch:
-        files, errors = _expand(sources, Path(scratch))
-        if not files and not errors:
-            errors.append(NO_FILES())
-        total = sum(_size(source.path) for source in files) or 1
-        done = 0
-        extracted: list[tuple[Source, Extracted]] = []
-        seen: set[str] = set()
-        for source in files:
-            if file_progress:
-                file_progress(source.name, 0.0)
-            if len(source.name) > MAX_ID_LENGTH:
-                errors.append(of_file(f"{source.name[:60]}…", NAME_TOO_LONG(n=MAX_ID_LENGTH)))
-            elif source.name in seen:
-                errors.append(of_file(source.name, GIVEN_TWICE()))
+        found = gather(sources, Path(scratch), archive_limits())
+        _check_names(found)
+        if not found.files and not found.problems:
+            found.refuse("", [NO_FILES])
+        plan = _read(project, found, Path(scratch), replace, options, progress, file_progress)
+        if found.problems and (not skip_bad or "" in found.problems):
+            raise FileRejected(_messages(found))
+        created, replaced = _write(project, plan, found, skip_bad)
+        if found.problems and not skip_bad:
+            raise FileRejected(_messages(found))
+    return _result(plan, found, created, replaced)
+
+
+def _messages(found: Gathered) -> list[str]:
+    return found.messages()
+
+
+def _check_names(found: Gathered) -> None:
+    """Ids too long, or two files that become the same id, are problems of those files."""
+    first: dict[str, str] = {}
+    kept = []
+    for candidate in found.files:
+        source = candidate.source
+        if len(source.doc_id) > MAX_ID_LENGTH:
+            found.refuse(
+                source.name, [of_file(source.name[:60] + "…", NAME_TOO_LONG(n=MAX_ID_LENGTH))]
+            )
+        elif source.doc_id in first:
+            twice = GIVEN_TWICE_AS(
+                name=source.doc_id, first=first[source.doc_id], second=source.name
+            )
+            found.refuse(source.name, [twice])
+        else:
+            first[source.doc_id] = source.name
+            kept.append(candidate)
+    found.files = kept
+
+
+def _read(project, found: Gathered, scratch, replace, options, progress, file_progress) -> _Plan:
+    """Unchanged files recognised by checksum; the others read, and planned as new or as
+    replacements (problems recorded by file name)."""
+    reading = options.as_metadata()
+    ids = [candidate.source.doc_id for candidate in found.files]
+    existing = {
+        doc_id: (pk, metadata)
+        for pk, doc_id, metadata in project.documents.filter(doc_id__in=ids).values_list(
+            "pk", "doc_id", "metadata"
+        )
+    }
+    plan = _Plan()
+    total = sum(_size(candidate.source.path) for candidate in found.files) or 1
+    done = 0
+    for candidate in found.files:
+        source = candidate.source
+        size = _size(source.path)
+        if file_progress:
+            file_progress(source.name, 0.0)
+        checksum = sha256_of(source.path)
+        pk, metadata = existing.get(source.doc_id, (None, {}))
+        metadata = metadata if isinstance(metadata, dict) else {}
+        if (
+            pk is not None
+            and metadata.get("sha256") == checksum
+            and metadata.get("extraction", reading) == reading
+        ):
+            plan.unchanged.append(source.name)
+        elif pk is not None and not replace:
+            problem = EXISTS_OTHER(name=repr(source.doc_id))
+            found.refuse(source.name, [of_file(source.name, problem)])
+        else:
+
+            def heard(fraction: float, name=source.name, before=done, size=size) -> None:
+                if file_progress:
+                    file_progress(name, fraction)
+                if progress:
+                    progress(0.9 * (before + fraction * size) / total)
+
+            try:
+                path, reader = candidate.readable(scratch, settings.ASSAY_MAX_UPLOAD_BYTES)
+                result = extract(
+                    path,
+                    source.name,
+                    limits(),
+                    heard,
+                    kind=reader,
+                    options=options,
+                    sha256=checksum,
+                )
+            except FileRejected as failure:
+                found.refuse(source.name, failure.errors)
             else:
-                seen.add(source.name)
-                size = _size(source.path)
-
-                def heard(fraction: float, name=source.name, size=size, before=done) -> None:
-                    if file_progress:
-                        file_progress(name, fraction)
-                    if progress:
-                        progress(0.9 * (before + fraction * size) / total)
-
-                try:
-                    extracted.append((source, extract(source.path, source.name, limits(), heard)))
-                except FileRejected as failure:
-                    errors.extend(failure.problems)
-            done += _size(source.path)
-            if file_progress:
-                file_progress(source.name, 1.0)
-            if progress:
-                progress(0.9 * done / total)
-        plan, unchanged = _plan(project, extracted, replace, errors)
-        if errors:
-            raise FileRejected(errors)
-        created, replaced = _write(project, plan)
-    notes = [REPLACED(n=replaced)] if replaced else []
-    notes += [UNCHANGED(n=unchanged)] if unchanged else []
-    notes += [warning for _, result in extracted for warning in result.warnings]
-    return ImportResult("documents", created + replaced, notes=tuple(notes))
+                if candidate.packed:  # the original kept is the .gz as it came
+                    result.metadata.update(media_type="application/gzip", file_size=size)
+                document = Document.objects.get(pk=pk) if pk is not None else None
+                if document is None:
+                    plan.new.append((source, result))
+                elif problem := _why_not_replaced(document):
+                    found.refuse(source.name, [of_file(source.name, problem)])
+                else:
+                    plan.replace.append((source, result, document))
+        done += size
+        if file_progress:
+            file_progress(source.name, 1.0)
+        if progress:
+            progress(0.9 * done / total)
+    return plan
 
 
 def _size(path: Path) -> int:
@@ -153,34 +236,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _expand(sources: list[Source], scratch: Path) -> tuple[list[Source], list[Problem]]:
-    """Archives replaced by their members; unsupported types reported."""
-    files: list[Source] = []
-    errors: list[Problem] = []
-    for number, source in enumerate(sources):
-        if Path(source.name).suffix.lower() == ".zip":
-            folder = scratch / f"zip{number}"
-            folder.mkdir()
-            try:
-                members = unpack(source.path, source.name, folder, ArchiveLimits())
-            except FileRejected as failure:
-                errors.extend(failure.problems)
-                continue
-            for member, path in members:
-                if Path(member).suffix.lower() == ".zip":
-                    errors.append(of_file(f"{source.name}/{member}", ZIP_IN_ZIP()))
-                else:
-                    files.append(Source(path, member))
-        else:
-            files.append(source)
-    for source in files:
-        if document_type(source.name) is None:
-            suffix = Path(source.name).suffix or "(no extension)"
-            errors.append(of_file(source.name, UNSUPPORTED(suffix=suffix)))
-    files = [s for s in files if document_type(s.name) is not None]
-    return files, errors
 
 
 def labels_on(document: Document) -> Problem:
@@ -200,55 +255,91 @@ def labels_on(document: Document) -> Problem:
     return ON_PAGES(labels=labels, pages=", ".join(map(str, pages[:20]))) if pages else labels
 
 
-def _plan(project, extracted, replace: bool, errors: list[Problem]):
-    """What to write: (source, result, existing document or None); counts unchanged files."""
-    existing = {
-        d.doc_id: d for d in project.documents.filter(doc_id__in=[s.name for s, _ in extracted])
-    }
-    plan = []
-    unchanged = 0
-    for source, result in extracted:
-        document = existing.get(source.name)
-        if document is None:
-            plan.append((source, result, None))
-            continue
-        if document.metadata.get("sha256") == result.metadata["sha256"]:
-            unchanged += 1
-            continue
-        if Judgment.objects.filter(document=document).exists():
-            errors.append(of_file(source.name, HOLDS_LABELS(labels=labels_on(document))))
-        elif not replace:
-            errors.append(of_file(source.name, EXISTS_OTHER(name=repr(source.name))))
-        elif chunkings := sorted(
-            set(Chunk.objects.filter(document=document).values_list("chunking__name", flat=True))
-        ):
-            errors.append(of_file(source.name, CHUNKED(chunkings=", ".join(chunkings))))
-        else:
-            plan.append((source, result, document))
-    return plan, unchanged
+def _why_not_replaced(document: Document) -> Problem | None:
+    """Why a document cannot be replaced now (labels or chunks on its text), or None."""
+    if Judgment.objects.filter(document=document).exists():
+        return HOLDS_LABELS(labels=labels_on(document))
+    chunkings = sorted(
+        set(Chunk.objects.filter(document=document).values_list("chunking__name", flat=True))
+    )
+    if chunkings:
+        return CHUNKED(chunkings=", ".join(chunkings))
+    return None
 
 
-def _write(project: Project, plan) -> tuple[int, int]:
+def _write(project: Project, plan: _Plan, found: Gathered, skip_bad: bool) -> tuple[int, int]:
+    """New documents and replacements in one transaction. The documents to replace are
+    locked and checked again there: a label written since they were read (the writer's
+    foreign key waits on the lock, or SQLite's one writer waits for the transaction)
+    keeps its document from being replaced."""
     stored: list[Path] = []
     created = replaced = 0
     try:
         with transaction.atomic():
-            for source, result, document in plan:
-                if document is None:
-                    document = Document(project=project, doc_id=source.name)
-                    created += 1
-                else:
-                    replaced += 1
-                document.title = result.title
-                document.text = result.text
-                document.page_starts = result.page_starts
-                document.metadata = result.metadata
-                document.save()
-                path = store(project.pk, result.metadata["sha256"], source.name, source.path)
-                if path is not None:
-                    stored.append(path)
+            locked = {
+                d.pk: d
+                for d in Document.objects.select_for_update().filter(
+                    pk__in=[document.pk for _, _, document in plan.replace]
+                )
+            }
+            for source, _, document in plan.replace:
+                current = locked.get(document.pk)
+                problem = _why_not_replaced(current) if current else None
+                if problem:
+                    found.refuse(source.name, [of_file(source.name, problem)])
+            if found.problems and not skip_bad:
+                return 0, 0
+            for source, result in plan.new:
+                document = Document(project=project, doc_id=source.doc_id)
+                _fill(document, result)
+                created += 1
+                stored += _keep(project, source, result)
+            for source, result, document in plan.replace:
+                if source.name in found.problems or document.pk not in locked:
+                    continue
+                current = locked[document.pk]
+                _fill(current, result)
+                replaced += 1
+                stored += _keep(project, source, result)
     except BaseException:
         for path in stored:
             path.unlink(missing_ok=True)
         raise
     return created, replaced
+
+
+def _fill(document: Document, result: Extracted) -> None:
+    document.title = result.title
+    document.text = result.text
+    document.page_starts = result.page_starts
+    document.metadata = result.metadata
+    document.save()
+
+
+def _keep(project: Project, source: Source, result: Extracted) -> list[Path]:
+    path = store(project.pk, result.metadata["sha256"], source.name, source.path)
+    return [path] if path is not None else []
+
+
+def _result(plan: _Plan, found: Gathered, created: int, replaced: int) -> ImportResult:
+    report = [FileReport(s.name, "imported") for s, _ in plan.new]
+    report += [
+        FileReport(s.name, "replaced") for s, _, _ in plan.replace if s.name not in found.problems
+    ]
+    report += [FileReport(name, "unchanged") for name in plan.unchanged]
+    problems = sorted(found.problems.items(), key=lambda item: found.order.get(item[0], -1))
+    report += [FileReport(name, "skipped", tuple(p)) for name, p in problems if name]
+    report += [FileReport(name, "passed over") for name in found.passed_over]
+    results = [r for _, r in plan.new] + [
+        r for s, r, _ in plan.replace if s.name not in found.problems
+    ]
+    notes = [REPLACED(n=replaced)] if replaced else []
+    notes += [UNCHANGED(n=len(plan.unchanged))] if plan.unchanged else []
+    notes += [warning for result in results for warning in result.warnings]
+    return ImportResult(
+        "documents",
+        created + replaced,
+        notes=tuple(notes),
+        skipped=len(found.problems),
+        report=tuple(report),
+    )

@@ -53,6 +53,8 @@ class ImportJob(models.Model):
     # warnings), and why it failed: problems, said in the reader's language when shown.
     notes = ProblemsField(default=list, blank=True)
     problems = ProblemsField(default=list, blank=True)
+    # Document files: what became of each file ({"name", "outcome", "problems"}).
+    report = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -10,7 +10,7 @@ No Django: usable from a notebook.
 from . import docx  # noqa: F401  (registers its problems' codes)
 from .archive import ArchiveLimits, unpack
 from .extract import DOCUMENT_TYPES, Extracted, Limits, document_type, extract, sha256_of
-from .pdf import char_boxes, page_size, render_page
+from .pdf import char_boxes, page_size, render_page, render_scale
 
 __all__ = [
     "DOCUMENT_TYPES",
@@ -22,6 +22,7 @@ __all__ = [
     "extract",
     "page_size",
     "render_page",
+    "render_scale",
     "sha256_of",
     "unpack",
 ]

@@ -23,6 +23,13 @@ ZIP_BOMB = define(
     "zip.zip_bomb",
     gettext_noop("unpacks to %(size)s bytes, over the limit of %(limit)s (a zip bomb?)"),
 )
+ZIP_RATIO = define(
+    "zip.ratio",
+    gettext_noop(
+        "unpacks to %(size)s bytes from %(packed)s, %(ratio)s to 1, over the limit of "
+        "%(limit)s to 1 (a zip bomb?)"
+    ),
+)
 CORRUPT_ZIP = define("zip.corrupt_zip", gettext_noop("a corrupt .zip archive"))
 OVER_DECLARED = define("zip.over_declared", gettext_noop("unpacks to more than its declared size"))
 
@@ -45,7 +52,8 @@ class ArchiveLimits:
     max_members: int = 5000
     max_unpacked_bytes: int = 2 * 1024**3
     max_member_bytes: int = 200 * 1024**2
-    max_ratio: int = 100  # unpacked ÷ packed, above 1 MiB
+    max_ratio: int = 100  # unpacked ÷ packed, of any member and of the whole archive,
+    ratio_from: int = 1024**2  # counted once this much is unpacked
 
 
 def _safe_name(info: zipfile.ZipInfo) -> str | None:
@@ -74,6 +82,15 @@ def unpack(
                 too_many = TOO_MANY_FILES(n=f"{len(infos):,}", limit=f"{limits.max_members:,}")
                 raise FileRejected([of_file(name, too_many)])
             total = sum(i.file_size for i in infos)
+            packed = max(sum(i.compress_size for i in infos), 1)
+            if total > limits.ratio_from and total > limits.max_ratio * packed:
+                ratio = ZIP_RATIO(
+                    size=f"{total:,}",
+                    packed=f"{packed:,}",
+                    ratio=f"{total // packed:,}",
+                    limit=limits.max_ratio,
+                )
+                raise FileRejected([of_file(name, ratio)])
             if total > limits.max_unpacked_bytes:
                 bomb = ZIP_BOMB(size=f"{total:,}", limit=f"{limits.max_unpacked_bytes:,}")
                 raise FileRejected([of_file(name, bomb)])
@@ -90,7 +107,7 @@ def unpack(
                         size=f"{info.file_size:,}", limit=f"{limits.max_member_bytes:,}"
                     )
                     errors.append(of_file(label, over))
-                elif info.file_size > 1024**2 and info.file_size > limits.max_ratio * max(
+                elif info.file_size > limits.ratio_from and info.file_size > limits.max_ratio * max(
                     info.compress_size, 1
                 ):
                     ratio = info.file_size // max(info.compress_size, 1)

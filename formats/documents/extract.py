@@ -74,6 +74,22 @@ class Limits:
     seconds: float = 120.0
 
 
+@dataclass(frozen=True)
+class ReadOptions:
+    """Choices about what text a file gives: the whole HTML page or its main content,
+    Word headers and footers or not. Recorded with each document (``as_metadata``), so
+    that a file imported again with other choices is read again."""
+
+    html_whole_page: bool = False
+    docx_headers: bool = False
+
+    def as_metadata(self) -> dict:
+        return {
+            "html": "whole page" if self.html_whole_page else "main content",
+            "docx_headers": self.docx_headers,
+        }
+
+
 @dataclass
 class Extracted:
     text: str
@@ -90,6 +106,7 @@ class Deadline:
         self.name, self.seconds = name, seconds
         self.until = time.monotonic() + seconds
         self.on_progress: Callable[[float], None] | None = None
+        self.options = ReadOptions()
 
     def progress(self, fraction: float) -> None:
         if self.on_progress is not None:
@@ -137,13 +154,19 @@ def extract(
     name: str,
     limits: Limits = Limits(),
     on_progress: Callable[[float], None] | None = None,
+    *,
+    kind: str | None = None,
+    options: ReadOptions = ReadOptions(),
+    sha256: str | None = None,
 ) -> Extracted:
     """The text, pages, title and metadata of one document file, or ``FileRejected``.
-    ``on_progress`` hears the share of the file read so far (page by page for PDFs)."""
+    ``kind`` is the reader (``sniff.reader_for``); without it the name and the content
+    decide. ``on_progress`` hears the share of the file read so far (page by page for
+    PDFs). ``sha256`` is the checksum recorded, when the caller knows it already."""
     from . import docx, html, pdf, plain  # the readers import this module
+    from .sniff import content_type, reader_for
 
-    kind = document_type(name)
-    if kind is None:
+    if kind is None and document_type(name) is None:
         suffix = Path(name).suffix or "(no extension)"
         raise FileRejected([of_file(name, UNSUPPORTED(suffix=suffix))])
     if not path.is_file():
@@ -155,7 +178,10 @@ def extract(
         raise FileRejected(
             [of_file(name, TOO_BIG(size=f"{size:,}", limit=f"{limits.max_bytes:,}"))]
         )
+    if kind is None:
+        kind = reader_for(document_type(name), content_type(path), name)
     deadline = Deadline(name, limits.seconds)
+    deadline.options = options
     reader = {
         "pdf": pdf.read,
         "docx": docx.read,
@@ -174,9 +200,10 @@ def extract(
     result.metadata = {
         "file_name": Path(name).name,
         "file_size": size,
-        "sha256": sha256_of(path),
+        "sha256": sha256 or sha256_of(path),
         "media_type": MEDIA_TYPES[kind],
         "page_count": len(result.page_starts),
+        "extraction": options.as_metadata(),
         **result.metadata,
     }
     if result.warnings:

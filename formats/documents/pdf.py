@@ -7,6 +7,7 @@ so a span of the stored text finds its boxes on the page image.
 
 from __future__ import annotations
 
+import math
 import struct
 import zlib
 from pathlib import Path
@@ -30,6 +31,13 @@ EMPTY_PAGES = define(
     "pdf.empty_pages",
     gettext_noop("no text on page(s) %(pages)s (images only? Assay does not OCR)"),
 )
+NOT_SHOWN = define(
+    "pdf.not_shown",
+    gettext_noop(
+        "page(s) %(pages)s too narrow or too long to show as a picture (over %(ratio)s times "
+        "as long as wide); their text is imported, their picture is not shown"
+    ),
+)
 NO_TEXT_LAYER = define(
     "pdf.no_text_layer",
     gettext_noop(
@@ -37,6 +45,14 @@ NO_TEXT_LAYER = define(
         "run OCR first (for example ocrmypdf) and import the result"
     ),
 )
+
+# What one page picture may cost, whatever the page's size: PDFium allocates 4 bytes per
+# pixel before anything can be checked, so the scale is chosen to stay under both bounds.
+MAX_RENDER_PIXELS = 16_000_000
+MAX_RENDER_SIDE = 16_384
+# A page longer than this many times its width (or wider than its height) is no page a
+# person reads as a picture (a 1 × 300 pt page is a strip): it is not rendered at all.
+MAX_ASPECT = 50
 
 _DROP = {chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]} | {
     "\ufffe",
@@ -91,11 +107,14 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
         if count == 0:
             raise FileRejected([of_file(name, NO_PAGES())])
         pages: list[str] = []
+        unshown: list[int] = []
         total = 0
         for number in range(1, count + 1):
             deadline.check(number)
             try:
                 page = pdf[number - 1]
+                if render_scale(*page.get_size(), 1) is None:
+                    unshown.append(number)
                 textpage = page.get_textpage()
                 text = page_text(textpage)
                 textpage.close()
@@ -119,6 +138,9 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
     if empty:
         listed = ", ".join(map(str, empty[:20])) + (" …" if len(empty) > 20 else "")
         warnings.append(of_file(name, EMPTY_PAGES(pages=listed)))
+    if unshown:
+        listed = ", ".join(map(str, unshown[:20])) + (" …" if len(unshown) > 20 else "")
+        warnings.append(of_file(name, NOT_SHOWN(pages=listed, ratio=MAX_ASPECT)))
     text, starts = join_pages(pages)
     title = info.get("Title", "").strip()
     if not title or title.lower() in ("untitled", "untitled document"):
@@ -140,12 +162,30 @@ def page_size(path: Path, number: int) -> tuple[float, float]:
         pdf.close()
 
 
-def render_page(path: Path, number: int, width: int) -> bytes:
-    """Page ``number`` (1-based) as a PNG ``width`` pixels wide."""
+def render_scale(width_pt: float, height_pt: float, width_px: int) -> float | None:
+    """The scale that draws a page ``width_px`` wide, lowered until the picture holds at
+    most ``MAX_RENDER_PIXELS`` pixels and ``MAX_RENDER_SIDE`` on either side; None for a
+    page that is not to be drawn (no area, or more than ``MAX_ASPECT`` times as long as wide)."""
+    if not (width_pt > 0 and height_pt > 0) or not math.isfinite(width_pt * height_pt):
+        return None
+    if max(width_pt, height_pt) > MAX_ASPECT * min(width_pt, height_pt):
+        return None
+    return min(
+        width_px / width_pt,
+        MAX_RENDER_SIDE / max(width_pt, height_pt),
+        math.sqrt(MAX_RENDER_PIXELS / (width_pt * height_pt)),
+    )
+
+
+def render_page(path: Path, number: int, width: int) -> bytes | None:
+    """Page ``number`` (1-based) as a PNG ``width`` pixels wide (narrower when the page is
+    so long that the picture would pass the bounds), or None for a page not to be drawn."""
     pdf = _open(path, path.name)
     try:
         page = pdf[number - 1]
-        scale = width / page.get_width()
+        scale = render_scale(*page.get_size(), width)
+        if scale is None:
+            return None
         bitmap = page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
         pixels = bitmap.to_numpy()
     finally:

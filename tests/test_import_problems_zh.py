@@ -277,10 +277,12 @@ BAD_FILES = [
         {"records.run_object", "records.retrieved_list"},
     ),
     ("run", "r.csv", b"qid,docid\nq1,d1\n", {"run_name": "r"}, {"records.score_or_rank"}),
-    ("files", "notes.rtf", b"{\\rtf1 hello}", {}, {"file", "document.unsupported"}),
+    # The type comes from the bytes: what the file is, said by name.
+    ("files", "notes.rtf", b"{\\rtf1 hello}", {}, {"document.not_a_document", "what.rtf"}),
     ("files", "broken.pdf", b"%PDF-1.4\nnot really a PDF", {}, {"file", "pdf.not_pdf"}),
     ("files", "blank.txt", b"   \n\n", {}, {"file", "document.no_text"}),
-    ("files", "bad.docx", b"not a zip", {}, {"file", "docx.not_docx"}),
+    ("files", "bad.docx", b"not a zip", {}, {"document.mismatch", "what.docx", "what.text"}),
+    ("files", "bad.docx", b"PK\x03\x04 not a zip", {}, {"file", "docx.not_docx"}),
     (
         "files",
         "bundle.zip",

@@ -140,7 +140,7 @@ def gather(sources: list[Source], scratch: Path, limits: ArchiveLimits) -> Gathe
         try:
             members = unpack(source.path, source.name, folder, _within(limits, budget))
         except FileRejected as failure:
-            found.refuse(source.name, failure.errors)
+            found.refuse(source.name, failure.problems)
             continue
         budget -= sum(path.stat().st_size for _, path in members)
         for member, path in members:

@@ -212,7 +212,7 @@ def _read(project, found: Gathered, scratch, replace, options, progress, file_pr
                     sha256=checksum,
                 )
             except FileRejected as failure:
-                found.refuse(source.name, failure.errors)
+                found.refuse(source.name, failure.problems)
             else:
                 if candidate.packed:  # the original kept is the .gz as it came
                     result.metadata.update(media_type="application/gzip", file_size=size)

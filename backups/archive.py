@@ -79,6 +79,8 @@ def _encode(field: models.Field, obj) -> object:
         return base64.b64encode(bytes(value)).decode()
     if isinstance(field, models.DateTimeField):
         return value.isoformat()
+    if isinstance(field, models.JSONField):
+        return field.get_prep_value(value)  # a problem field's problems as their JSON
     return value
 
 

@@ -11,6 +11,7 @@ class JudgesConfig(AppConfig):
         # so annotator never imports judges.
         from annotator.suggestions import register_suggestion_source
 
+        from . import engine, services  # noqa: F401  (problems' codes: pages show stored ones)
         from .priorities import register
         from .suggestions import judge_suggestions
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import openai
 
+from formats.errors import Problem, define, gettext_noop
+
 from .parsing import AnswerError, grade_confidence, parse_answer
 
 
@@ -39,7 +41,7 @@ class Outcome:
     reason: str = ""
     confidence: float | None = None
     failure: str = ""  # a ``Failure`` value when no grade
-    detail: str = ""
+    detail: Problem | None = None
     calls: int = 0
     retries: int = 0
     prompt_tokens: int = 0
@@ -82,8 +84,34 @@ class RateLimiter:
             self.sleep(start - now)
 
 
+BUDGET_SPENT = define("judge_call.budget", gettext_noop("the job's call budget is spent"))
+NO_ANSWER_WITHIN = define("judge_call.timeout", gettext_noop("no answer within %(seconds)s s"))
+NO_CONNECTION = define("judge_call.unreachable", gettext_noop("could not connect to the endpoint"))
+RATE_LIMITED = define("judge_call.rate_limited", gettext_noop("HTTP 429 (rate limited)"))
+SERVER_ERROR = define("judge_call.server_error", gettext_noop("HTTP %(status)s (server error)"))
+KEY_REFUSED = define(
+    "judge_call.auth", gettext_noop("HTTP %(status)s: the endpoint refused the API key")
+)
+UNKNOWN_MODEL = define(
+    "judge_call.not_found", gettext_noop("HTTP 404: unknown model, or the base URL is wrong")
+)
+REQUEST_REFUSED = define(
+    "judge_call.bad_request", gettext_noop("HTTP %(status)s: the endpoint refused the request")
+)
+UNREADABLE = define("judge_call.unreadable", gettext_noop("the response is not readable"))
+NO_CHOICE = define("judge_call.no_answer", gettext_noop("the response has no answer"))
+REFUSED = define("judge_call.refusal", gettext_noop("the model refused to grade"))
+KEY_NOT_SET = define(
+    "judge_call.no_key", gettext_noop("the environment variable %(name)s is not set")
+)
+
+
 class MissingKey(RuntimeError):
-    pass
+    """The key's variable is not set where the worker runs; ``problem`` says which."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 def retry_after(response, limit: float) -> float | None:
@@ -124,7 +152,7 @@ class Caller:
     ):
         key = os.environ.get(endpoint.api_key_env or "")
         if not key:
-            raise MissingKey(f"the environment variable {endpoint.api_key_env} is not set")
+            raise MissingKey(KEY_NOT_SET(name=endpoint.api_key_env))
         self.endpoint = endpoint
         self.client = openai.OpenAI(
             base_url=endpoint.base_url, api_key=key, timeout=endpoint.timeout, max_retries=0
@@ -147,7 +175,7 @@ class Caller:
         outcome = Outcome()
         for attempt in range(self.attempts):
             if not self.budget.take():
-                outcome.failure, outcome.detail = "budget", "the job's call budget is spent"
+                outcome.failure, outcome.detail = "budget", BUDGET_SPENT()
                 return outcome
             self.limiter.wait()
             outcome.calls += 1
@@ -156,30 +184,30 @@ class Caller:
                 response = self._request(prompt)
             except openai.APITimeoutError:
                 outcome.failure = "timeout"
-                outcome.detail = f"no answer within {self.endpoint.timeout:g} s"
+                outcome.detail = NO_ANSWER_WITHIN(seconds=f"{self.endpoint.timeout:g}")
             except openai.APIConnectionError:
-                outcome.failure, outcome.detail = "unreachable", "could not connect to the endpoint"
+                outcome.failure, outcome.detail = "unreachable", NO_CONNECTION()
             except openai.RateLimitError as error:
-                outcome.failure, outcome.detail = "rate_limited", "HTTP 429 (rate limited)"
+                outcome.failure, outcome.detail = "rate_limited", RATE_LIMITED()
                 wait = _pick(retry_after(error.response, self.max_wait), wait)
             except openai.InternalServerError as error:
                 outcome.failure = "server_error"
-                outcome.detail = f"HTTP {error.status_code} (server error)"
+                outcome.detail = SERVER_ERROR(status=error.status_code)
                 wait = _pick(retry_after(error.response, self.max_wait), wait)
             except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
                 outcome.failure, outcome.fatal = "auth", True
-                outcome.detail = f"HTTP {error.status_code}: the endpoint refused the API key"
+                outcome.detail = KEY_REFUSED(status=error.status_code)
                 return outcome
             except openai.NotFoundError:
                 outcome.failure, outcome.fatal = "not_found", True
-                outcome.detail = "HTTP 404: unknown model, or the base URL is wrong"
+                outcome.detail = UNKNOWN_MODEL()
                 return outcome
             except openai.APIStatusError as error:
                 outcome.failure = "bad_request"
-                outcome.detail = f"HTTP {error.status_code}: the endpoint refused the request"
+                outcome.detail = REQUEST_REFUSED(status=error.status_code)
                 return outcome
             except openai.APIError:  # a body the client cannot read
-                outcome.failure, outcome.detail = "malformed", "the response is not readable"
+                outcome.failure, outcome.detail = "malformed", UNREADABLE()
                 return outcome
             else:
                 return _read(response, outcome)
@@ -202,19 +230,19 @@ def _read(response, outcome: Outcome) -> Outcome:
         outcome.completion_tokens = int(usage.completion_tokens or 0)
     choices = getattr(response, "choices", None) or []
     if not choices:
-        outcome.failure, outcome.detail = "malformed", "the response has no answer"
+        outcome.failure, outcome.detail = "malformed", NO_CHOICE()
         return outcome
     choice = choices[0]
     message = choice.message
     if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
-        outcome.failure, outcome.detail = "refusal", "the model refused to grade"
+        outcome.failure, outcome.detail = "refusal", REFUSED()
         return outcome
     try:
         parsed = parse_answer(message.content)
     except AnswerError as error:
         outcome.failure, outcome.detail = error.kind, error.detail
         return outcome
-    outcome.failure = outcome.detail = ""
+    outcome.failure, outcome.detail = "", None
     outcome.grade, outcome.reason = parsed.grade, parsed.reason
     logprobs = getattr(choice, "logprobs", None)
     if logprobs is not None and logprobs.content:

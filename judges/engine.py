@@ -23,6 +23,7 @@ from django_tasks import task
 
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Document, Query
+from formats.errors import Problem, define, gettext_noop
 
 from .client import Budget, Caller, Endpoint, MissingKey, Outcome, RateLimiter
 from .models import JobStatus, JudgeJob, JudgePair, PairStatus
@@ -30,6 +31,10 @@ from .scope import Pair
 from .services import judged_by, prompts_for
 
 log = logging.getLogger(__name__)
+
+INTERNAL_ERROR = define(
+    "judge_job.internal_error", gettext_noop("internal error; see the worker's log")
+)
 
 
 @task()
@@ -66,7 +71,7 @@ def execute_job(job_id: int, *, sleep: Callable[[float], None] = time.sleep) -> 
     except Exception:
         JudgeJob.objects.filter(pk=job.pk).update(
             status=JobStatus.FAILED,
-            error="internal error; see the worker's log",
+            error=INTERNAL_ERROR(),
             finished_at=timezone.now(),
         )
         raise
@@ -75,7 +80,7 @@ def execute_job(job_id: int, *, sleep: Callable[[float], None] = time.sleep) -> 
     return job
 
 
-def _finish(job: JudgeJob, status: str, error: str = "") -> None:
+def _finish(job: JudgeJob, status: str, error: Problem | None = None) -> None:
     JudgeJob.objects.filter(pk=job.pk).update(
         status=status, error=error, finished_at=timezone.now()
     )
@@ -104,7 +109,7 @@ def _run(job: JudgeJob, sleep) -> None:
         )
     except MissingKey as error:
         for pair in pending:
-            _write(job, pair, Outcome(failure="no_key", detail=str(error)))
+            _write(job, pair, Outcome(failure="no_key", detail=error.problem))
         _finish(job, JobStatus.DONE)
         return
     prompts = prompts_for(job.version, list(key[p.pk] for p in pending))
@@ -161,12 +166,12 @@ def _write(job: JudgeJob, pair: JudgePair, outcome: Outcome) -> None:
             )
             pair.status, pair.grade, pair.reason = PairStatus.JUDGED, outcome.grade, outcome.reason
             pair.confidence, pair.judgment = outcome.confidence, change.judgment
-            pair.failure = pair.detail = ""
+            pair.failure, pair.detail = "", None
         else:
             pair.status, pair.failure, pair.detail = (
                 PairStatus.FAILED,
                 outcome.failure,
-                outcome.detail[:300],
+                outcome.detail,
             )
         pair.attempts = F("attempts") + outcome.calls
         pair.save(

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunk, Chunking, Document, Judgment, Project, Query
+from annotator.problems import ProblemField
 
 
 class Judge(models.Model):
@@ -110,7 +111,8 @@ class JudgeJob(models.Model):
     retries = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
-    error = models.TextField(blank=True)
+    # Why the job stopped early, as a problem (a code and its values), or None.
+    error = ProblemField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -164,7 +166,8 @@ class JudgePair(models.Model):
     reason = models.TextField(blank=True)
     confidence = models.FloatField(null=True, blank=True)
     failure = models.CharField(max_length=16, choices=Failure.choices, blank=True)
-    detail = models.CharField(max_length=300, blank=True)
+    # Why the pair failed, beyond ``failure``: a problem (a code and its values), or None.
+    detail = ProblemField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     judgment = models.ForeignKey(
         Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -12,9 +12,22 @@ import math
 import re
 from dataclasses import dataclass
 
+from formats.errors import Problem, define, gettext_noop
+
 MAX_ANSWER_CHARS = 2000
 MAX_REASON_CHARS = 1000
 _DIGIT = re.compile(r"\s*([0-3])\s*")
+
+ANSWERED_NOTHING = define("answer.nothing", gettext_noop("the model answered nothing"))
+ANSWER_LONG = define("answer.too_long", gettext_noop("the answer has %(n)s characters"))
+NOT_JSON_OR_DIGIT = define(
+    "answer.not_json_or_digit", gettext_noop("the answer is neither JSON nor a digit 0–3")
+)
+NO_GRADE = define("answer.no_grade", gettext_noop("the JSON answer has no grade"))
+NOT_INTEGER = define("answer.not_integer", gettext_noop("the grade is not an integer: %(value)s"))
+OUTSIDE = define("answer.outside", gettext_noop("grade %(grade)s is outside 0–3"))
+REASON_NOT_TEXT = define("answer.reason_not_text", gettext_noop("the reason is not text"))
+REASON_LONG = define("answer.reason_too_long", gettext_noop("the reason has %(n)s characters"))
 
 
 @dataclass(frozen=True)
@@ -24,10 +37,10 @@ class Parsed:
 
 
 class AnswerError(ValueError):
-    """An answer that is not a grade; ``kind`` is a ``Failure`` value."""
+    """An answer that is not a grade; ``kind`` is a ``Failure`` value, ``detail`` says why."""
 
-    def __init__(self, kind: str, detail: str):
-        super().__init__(detail)
+    def __init__(self, kind: str, detail: Problem):
+        super().__init__(str(detail))
         self.kind = kind
         self.detail = detail
 
@@ -35,28 +48,28 @@ class AnswerError(ValueError):
 def parse_answer(text: str | None) -> Parsed:
     """The grade and reason of an answer, or ``AnswerError``."""
     if text is None or not text.strip():
-        raise AnswerError("empty", "the model answered nothing")
+        raise AnswerError("empty", ANSWERED_NOTHING())
     if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerError("too_long", f"the answer has {len(text)} characters")
+        raise AnswerError("too_long", ANSWER_LONG(n=len(text)))
     digit = _DIGIT.fullmatch(text)
     if digit:
         return Parsed(int(digit.group(1)), "")
     try:
         value = json.loads(text)
     except ValueError:
-        raise AnswerError("malformed", "the answer is neither JSON nor a digit 0–3") from None
+        raise AnswerError("malformed", NOT_JSON_OR_DIGIT()) from None
     if not isinstance(value, dict) or "grade" not in value:
-        raise AnswerError("malformed", "the JSON answer has no grade")
+        raise AnswerError("malformed", NO_GRADE())
     grade = value["grade"]
     if isinstance(grade, bool) or not isinstance(grade, int):
-        raise AnswerError("malformed", f"the grade is not an integer: {str(grade)[:20]!r}")
+        raise AnswerError("malformed", NOT_INTEGER(value=repr(str(grade)[:20])))
     if not 0 <= grade <= 3:
-        raise AnswerError("malformed", f"grade {grade} is outside 0–3")
+        raise AnswerError("malformed", OUTSIDE(grade=grade))
     reason = value.get("reason", "")
     if not isinstance(reason, str):
-        raise AnswerError("malformed", "the reason is not text")
+        raise AnswerError("malformed", REASON_NOT_TEXT())
     if len(reason) > MAX_REASON_CHARS:
-        raise AnswerError("too_long", f"the reason has {len(reason)} characters")
+        raise AnswerError("too_long", REASON_LONG(n=len(reason)))
     return Parsed(grade, reason.strip())
 
 

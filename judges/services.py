@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotator.models import Chunk, Chunking, Document, Judgment, Membership, Project, Role
+from formats.errors import Problem, define, gettext_noop
 
 from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
 from .prompts import DEFAULT_PROMPT, render, unknown_placeholders, values_for
@@ -28,19 +29,49 @@ SETTINGS = (
 )
 
 
+KEY_BY_NAME = define(
+    "judge.key_by_name",
+    gettext_noop(
+        "the API key is given by the NAME of an environment variable (letters, digits and _), "
+        "never the key itself"
+    ),
+)
+UNKNOWN_PLACEHOLDERS = define(
+    "judge.unknown_placeholders", gettext_noop("unknown placeholders in the prompt: %(names)s")
+)
+NAME_TAKEN = define(
+    "judge.name_taken", gettext_noop("the name %(name)s is taken by another account")
+)
+JUDGE_EXISTS = define(
+    "judge.exists", gettext_noop("project %(project)s already has a judge %(slug)s")
+)
+BAD_LEVEL = define(
+    "judge.bad_level", gettext_noop("level must be chunk or document, not %(level)s")
+)
+NO_SUCH_CHUNKING = define(
+    "judge.no_such_chunking", gettext_noop("no chunking %(name)s in this project")
+)
+NO_CHUNKING = define("judge.no_chunking", gettext_noop("the project has no chunking"))
+SAMPLE_SIZE = define("judge.sample_size", gettext_noop("a sample needs its size N"))
+UNKNOWN_QUERIES = define("judge.unknown_queries", gettext_noop("unknown query ids: %(qids)s"))
+STILL_RUNNING = define("judge.still_running", gettext_noop("the job is still running"))
+
+
 class JudgeError(ValueError):
-    """A judge or job that cannot be configured or started as asked (a clear message)."""
+    """A judge or job that cannot be configured or started as asked; ``problem`` says why
+    (a code and its values, shown in the reader's language)."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 def check_settings(*, api_key_env: str, prompt: str) -> None:
     if not ENV_NAME.fullmatch(api_key_env or ""):
-        raise JudgeError(
-            "the API key is given by the NAME of an environment variable "
-            "(letters, digits and _), never the key itself"
-        )
+        raise JudgeError(KEY_BY_NAME())
     unknown = unknown_placeholders(prompt)
     if unknown:
-        raise JudgeError(f"unknown placeholders in the prompt: {', '.join(unknown)}")
+        raise JudgeError(UNKNOWN_PLACEHOLDERS(names=", ".join(unknown)))
 
 
 def annotator_name(judge: Judge, number: int) -> str:
@@ -53,7 +84,7 @@ def _new_version(judge: Judge) -> JudgeVersion:
     User = get_user_model()
     name = annotator_name(judge, number)
     if User.objects.filter(username=name).exists():
-        raise JudgeError(f"the name {name!r} is taken by another account")
+        raise JudgeError(NAME_TAKEN(name=repr(name)))
     user = User(username=name)
     user.set_unusable_password()
     user.save()
@@ -76,7 +107,7 @@ def create_judge(
     prompt = prompt or DEFAULT_PROMPT
     check_settings(api_key_env=fields.get("api_key_env", ""), prompt=prompt)
     if Judge.objects.filter(project=project, slug=slug).exists():
-        raise JudgeError(f"project {project.slug} already has a judge {slug!r}")
+        raise JudgeError(JUDGE_EXISTS(project=project.slug, slug=repr(slug)))
     with transaction.atomic():
         judge = Judge(project=project, slug=slug, name=name, prompt=prompt, **fields)
         judge.full_clean(exclude=["project"])
@@ -160,7 +191,7 @@ def plan_job(
     project = judge.project
     version = judge.current
     if level not in ("chunk", "document"):
-        raise JudgeError(f"level must be chunk or document, not {level!r}")
+        raise JudgeError(BAD_LEVEL(level=repr(level)))
     chunking_obj = None
     if level == "chunk":
         chunking_obj = (
@@ -169,19 +200,15 @@ def plan_job(
             else project.chunkings.order_by("pk").first()
         )
         if chunking_obj is None:
-            raise JudgeError(
-                f"no chunking {chunking!r} in this project"
-                if chunking
-                else "the project has no chunking"
-            )
+            raise JudgeError(NO_SUCH_CHUNKING(name=repr(chunking)) if chunking else NO_CHUNKING())
     if scope == "sample" and not sample_size:
-        raise JudgeError("a sample needs its size N")
+        raise JudgeError(SAMPLE_SIZE())
     query_pks = None
     if qids:
         found = dict(project.queries.filter(qid__in=qids).values_list("qid", "pk"))
         missing = [q for q in qids if q not in found]
         if missing:
-            raise JudgeError(f"unknown query ids: {', '.join(missing[:20])}")
+            raise JudgeError(UNKNOWN_QUERIES(qids=", ".join(missing[:20])))
         query_pks = set(found.values())
     pairs = scope_pairs(
         project,
@@ -283,10 +310,10 @@ def resume_job(job: JudgeJob, *, failed: bool = False, enqueue: bool = True) -> 
             status__in=[JobStatus.PENDING, JobStatus.RUNNING]
         )
         if not updated.update(status=JobStatus.PENDING, cancel_requested=False, finished_at=None):
-            raise JudgeError("the job is still running")
+            raise JudgeError(STILL_RUNNING())
         if failed:
             job.pairs.filter(status=PairStatus.FAILED).update(
-                status=PairStatus.PENDING, failure="", detail=""
+                status=PairStatus.PENDING, failure="", detail=None
             )
         count = job.pairs.filter(status=PairStatus.PENDING).count()
     job.refresh_from_db()

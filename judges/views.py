@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user, reads_live_grades
 from annotator.models import Membership, Project, Role
+from annotator.problems import shown
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
@@ -86,7 +87,7 @@ def judge_list(request: HttpRequest, slug: str) -> HttpResponse:
                     **fields,
                 )
             except JudgeError as error:
-                form.add_error(None, str(error))
+                form.add_error(None, shown(error.problem))
             else:
                 return redirect("judges:detail", slug=project.slug, judge_pk=judge.pk)
     elif request.method == "POST":
@@ -107,7 +108,7 @@ def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse
         try:
             update_judge(judge, **{k: v for k, v in form.cleaned_data.items()})
         except JudgeError as error:
-            form.add_error(None, str(error))
+            form.add_error(None, shown(error.problem))
         else:
             return redirect("judges:detail", slug=project.slug, judge_pk=judge.pk)
     judge.refresh_from_db()
@@ -140,7 +141,7 @@ def job_estimate(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse
         plan = plan_job(judge, **form.plan_options())
     except JudgeError as error:
         return TemplateResponse(
-            request, "judges/partials/estimate.html", {"error": str(error)}, status=400
+            request, "judges/partials/estimate.html", {"error": shown(error.problem)}, status=400
         )
     context = {
         "project": project,
@@ -162,7 +163,7 @@ def job_start(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse:
     try:
         plan = plan_job(judge, **form.plan_options())
     except JudgeError as error:
-        return HttpResponseBadRequest(str(error))
+        return HttpResponseBadRequest(shown(error.problem))
     job = start_job(plan, created_by=request.user)
     return redirect("judges:job", slug=project.slug, job_pk=job.pk)
 
@@ -205,7 +206,7 @@ def job_resume(request: HttpRequest, slug: str, job_pk: int) -> HttpResponse:
     try:
         resume_job(job, failed=request.POST.get("failed") == "1")
     except JudgeError as error:
-        return HttpResponseBadRequest(str(error))
+        return HttpResponseBadRequest(shown(error.problem))
     return redirect("judges:job", slug=project.slug, job_pk=job.pk)
 
 

@@ -99,8 +99,19 @@ def _wording(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id.isupper() and len(node.id) > 1
 
 
+RAISED_WITH_PROBLEMS = (
+    "FileRejected",
+    "BadLine",
+    "JudgeError",
+    "AnswerError",
+    "MissingKey",
+    "NuggetRejected",
+)
+
+
 def test_no_problem_is_raised_as_english_text():
-    """``FileRejected``, ``BadLine``, ``errors.add`` and ``errors.append`` take problems."""
+    """``FileRejected``, ``BadLine``, the judges' and nuggets' errors, ``errors.add`` and
+    ``errors.append`` take problems."""
     found = []
     for top in APPS:
         for path in sorted((ROOT / top).rglob("*.py")):
@@ -111,10 +122,11 @@ def test_no_problem_is_raised_as_english_text():
                     continue
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                 owner = getattr(getattr(node.func, "value", None), "id", "")
-                problem_call = name in ("FileRejected", "BadLine") or (
+                problem_call = name in RAISED_WITH_PROBLEMS or (
                     name in ("add", "append", "add_each") and owner in ("errors", "collected")
                 )
-                if problem_call and any(_wording(arg) for arg in node.args):
+                given = node.args[1:] if name == "AnswerError" else node.args  # (kind, problem)
+                if problem_call and any(_wording(arg) for arg in given):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
 

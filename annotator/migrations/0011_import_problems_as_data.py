@@ -1,7 +1,7 @@
 # Import problems become data (a code and its values, translated when shown); the free
 # text that older jobs stored is kept as "text" problems, shown as it is.
 
-import annotator.models.work
+import annotator.problems
 from django.db import migrations
 
 
@@ -38,12 +38,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="importjob",
             name="notes",
-            field=annotator.models.work.ProblemsField(blank=True, default=list),
+            field=annotator.problems.ProblemsField(blank=True, default=list),
         ),
         migrations.AddField(
             model_name="importjob",
             name="problems",
-            field=annotator.models.work.ProblemsField(blank=True, default=list),
+            field=annotator.problems.ProblemsField(blank=True, default=list),
         ),
         migrations.RunPython(to_problems, to_text),
         migrations.RemoveField(

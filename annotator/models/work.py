@@ -7,8 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from formats.errors import Problem
-
+from ..problems import ProblemsField
 from .corpus import Query
 from .projects import Project
 
@@ -18,21 +17,6 @@ class ImportStatus(models.TextChoices):
     RUNNING = "running", _("Running")
     DONE = "done", _("Done")
     FAILED = "failed", _("Failed")
-
-
-class ProblemsField(models.JSONField):
-    """A list of problems (``formats.errors.Problem``), stored as their JSON: a code and
-    its values, said in the reader's language when shown. Old free text reads back as
-    ``text`` problems."""
-
-    def from_db_value(self, value, expression, connection):
-        data = super().from_db_value(value, expression, connection)
-        return [Problem.from_json(item) for item in data or []]
-
-    def get_prep_value(self, value):
-        if value is not None:
-            value = [p.as_json() if isinstance(p, Problem) else p for p in value]
-        return super().get_prep_value(value)
 
 
 class ImportJob(models.Model):

@@ -12,5 +12,5 @@ register = template.Library()
 
 
 @register.filter
-def problem(value: Problem) -> str:
+def problem(value: Problem | None) -> str:
     return shown(value)

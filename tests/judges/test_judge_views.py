@@ -226,3 +226,29 @@ def test_judge_pages_in_chinese(login, judging, finished_job):
     assert "LLM 评审" in listing and "添加评审模型" in listing
     job = client.get(reverse("judges:job", args=["acme", finished_job.pk]), **zh).content.decode()
     assert "回答格式不对" in job and "重试失败的对" in job
+
+
+def test_failure_details_job_errors_and_refusals_are_shown_in_chinese(login, judging, finished_job):
+    """Why a pair failed, why a job stopped and why a job cannot start are problems (codes
+    and values), said in the reader's language; the command line keeps them in English."""
+    from judges.engine import INTERNAL_ERROR
+
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-CN,zh;q=0.9"}
+    client = login(judging["owner"])
+    details = {str(p.detail) for p in finished_job.pairs.filter(status=PairStatus.FAILED)}
+    assert "the answer is neither JSON nor a digit 0–3" in details  # English: commands, logs
+    JudgeJob.objects.filter(pk=finished_job.pk).update(error=INTERNAL_ERROR())
+    page = client.get(reverse("judges:job", args=["acme", finished_job.pk]), **zh)
+    body = page.content.decode()
+    assert (
+        "回答既不是 JSON，也不是 0–3 的数字" in body
+        and "内部错误；请查看后台任务进程的日志" in body
+    )
+    assert "neither JSON nor a digit" not in body and "see the worker's log" not in body
+    estimate = client.get(
+        reverse("judges:estimate", args=["acme", judging["judge"].pk]),
+        {"scope": "holes", "level": "chunk", "chunking": "c", "queries": "q1 q404"},
+        **zh,
+    )
+    assert estimate.status_code == 400
+    assert "未知的查询 id：q404" in estimate.content.decode()

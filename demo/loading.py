@@ -18,6 +18,7 @@ from formats import BadLine, Row, RowSource
 from metrics.baseline import bm25_run
 from metrics.models import Run
 from metrics.run_import import import_run
+from nuggets.models import Nugget
 
 from .documents import build_pdf_project
 
@@ -119,6 +120,15 @@ def _project(spec: dict, users: dict, say: Say) -> None:
             options={"annotator": spec["assessors"], "level": "document"},
         )
         say(f"{project.slug}: {result.created} labels by {spec['assessors']}")
+    # Nuggets written for the demo from the relevant documents (the data's README says so).
+    if not Nugget.objects.filter(query__project=project).exists():
+        result = run_import(
+            "nuggets",
+            project,
+            folder / "nuggets.jsonl",
+            options={"author": users["demo-owner"]},
+        )
+        say(f"{project.slug}: {result.created} nuggets")
     # Both demo annotators get the first 20 queries, so "My queue" has work in it.
     annotators = [users[u].pk for u, role in DEMO_USERS if role == Role.ANNOTATOR]
     if not project.assignments.exists():

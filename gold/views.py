@@ -380,5 +380,9 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "mapping": str(mapping),
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
+        # What other apps compare between annotators (nuggets between two leads …).
+        "sections": sections(
+            "agreement", project=project, membership=membership, params=request.GET
+        ),
     }
     return TemplateResponse(request, "gold/agreement.html", context)

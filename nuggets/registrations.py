@@ -11,7 +11,7 @@ def register_all() -> None:
     from metrics.figures import register_figures
     from web.sections import register_section
 
-    from . import dashboard, panels, snapshots
+    from . import agreement, dashboard, panels, snapshots
     from .importing import load_nuggets
 
     register_part(snapshots.PART)
@@ -19,6 +19,7 @@ def register_all() -> None:
     register_section("dashboard", "nuggets/partials/dashboard.html", dashboard.dashboard_section)
     register_section("drilldown", "nuggets/partials/drilldown.html", dashboard.drilldown_section)
     register_figures(dashboard.FIGURES)
+    register_section("agreement", "nuggets/partials/agreement.html", agreement.agreement_section)
     register_section("query_page", "nuggets/partials/section.html", panels.query_page_section)
     register_section("labelling", "nuggets/partials/section.html", panels.labelling_section)
 

@@ -79,3 +79,17 @@ def test_dashboard_reproduces_the_readme_trec_eval_figures(cranfield):
             for measure in measures:
                 name = "MRR@50" if measure == "RR" else measure
                 assert round(cells[name], 4) == figures[measure], (run, measure)
+
+
+def test_the_demo_measures_runs_on_its_nuggets(cranfield):
+    """The demo's nuggets (written for it) reach the dashboard: 12 queries, measured."""
+    from nuggets.evaluation import NuggetSetting
+
+    setting = evaluation_setting(cranfield, level="documents", k=10)
+    nuggets = NuggetSetting.of(cranfield, setting)
+    assert nuggets.n_queries == 12
+    run = next(
+        r["run"] for r in run_rows(cranfield, setting) if r["run"].name == "stevinjs_english_bm25"
+    )
+    recall = nuggets.scores(run).mean("NuggetRecall@10")
+    assert 0 < recall <= 1

@@ -1,25 +1,28 @@
 """Token endpoints a CI job reads and gates on: runs, gold sets, metrics, compare, gate.
 
 They use the dashboard's own code: ``DashboardForm`` reads the setting (``level`` may be
-``own``: each run at its own units), ``metrics.reports`` computes means, intervals and
-the paired tests, so the API and the pages give the same numbers.
+``own``: each run at its own units), ``metrics.compared`` chooses the runs and compares
+them, ``metrics.gate`` holds the gate's parameters and rule, so the API and the pages
+give the same numbers and the same answers.
 """
 
 from __future__ import annotations
-
-import math
 
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from annotator.access import get_project_for_user, readable_gold_sets
-from metrics import reports
 from metrics.access import project_run
+from metrics.compared import chosen_runs, compare_runs
 from metrics.evaluation import EvaluationSetting, evaluate_run
 from metrics.figures import figures
 from metrics.forms import DashboardForm
+from metrics.gate import GateForm
+from metrics.gate import gate as run_gate
 from metrics.models import Run
+from numerics.comparison import SEED, Versus
+from web.errors import BadParameters
 
 from .views import token_required, upload_run
 
@@ -140,34 +143,36 @@ def run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
     )
 
 
-def _comparison(request: HttpRequest, slug: str, ids: list[int], baseline_pk: int):
-    """(setting, comparison) for the runs against the baseline, or an error response."""
+def _comparison(request: HttpRequest, slug: str, ids: list[int], baseline_pk: int | None):
+    """(setting, comparison) of the runs against the baseline, or an error response: the
+    runs are chosen as the comparison page chooses them (``metrics.compared``)."""
     project, membership = get_project_for_user(request, slug)
     setting = _setting(request, membership)
     if isinstance(setting, JsonResponse):
         return setting
-    runs = [project_run(project, pk) for pk in dict.fromkeys([baseline_pk, *ids])]
-    if any(not setting.can_evaluate(run) for run in runs):
-        return _bad("a run cannot be evaluated at that level")
-    if len(runs) < 2:
-        return _bad("compare at least one run with the baseline")
-    return setting, reports.comparison(runs, runs[0], setting, setting.names, setting.names[0])
+    try:
+        runs = chosen_runs(project, setting, ids, baseline_pk)
+    except BadParameters as error:
+        return _bad(str(error))
+    return setting, compare_runs(runs, setting, setting.names)
 
 
-def _row_json(row: dict) -> dict:
+def _row_json(row: Versus) -> dict:
     return {
-        "id": row["run"].pk,
-        "name": row["run"].name,
-        "mean": row["mean"],
-        "delta": row["delta"],
-        "delta_interval": [row["low"], row["high"]] if row["low"] is not None else None,
-        "wins": row["wtl"][0],
-        "ties": row["wtl"][1],
-        "losses": row["wtl"][2],
-        "p_randomization": row["p_randomization"],
-        "p_t": row["p_t"],
-        "p_holm": row["p_holm"],
-        "significant": row["significant"],
+        "id": row.run.pk,
+        "name": row.run.name,
+        "mean": row.mean,
+        "delta": row.delta,
+        "delta_interval": list(row.interval) if row.interval else None,
+        "wins": row.wins,
+        "ties": row.ties,
+        "losses": row.losses,
+        "p_randomization": row.p_randomization,
+        "p_holm": row.p_holm,
+        "p_t": row.p_t,
+        "p_t_holm": row.p_t_holm,
+        "significant": row.significant,
+        "significant_t": row.significant_t,
     }
 
 
@@ -180,24 +185,26 @@ def compare(request: HttpRequest, slug: str) -> JsonResponse:
     baseline = request.GET.get("baseline", "")
     if not ids or (baseline and not _is_id(baseline)):
         return _bad("name the runs to compare: runs=<id>,<id>[&baseline=<id>]")
-    result = _comparison(request, slug, ids, int(baseline) if baseline else ids[0])
+    result = _comparison(request, slug, ids, int(baseline) if baseline else None)
     if isinstance(result, JsonResponse):
         return result
     setting, comparison = result
     return JsonResponse(
         {
-            "baseline": {"id": comparison["baseline"].pk, "name": comparison["baseline"].name},
+            "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
             "level": setting.level,
             "k": setting.k,
             "gold": setting.gold.description,
-            "queries": comparison["n_queries"],
+            "queries": comparison.n_queries,
+            "alpha": comparison.alpha,
+            "seed": SEED,
             "correction": "holm per measure, over the runs compared with the baseline",
             "measures": {
-                m["name"]: {
-                    "baseline_mean": m["base_mean"],
-                    "runs": [_row_json(r) for r in m["rows"]],
+                m.name: {
+                    "baseline_mean": m.baseline_mean,
+                    "runs": [_row_json(r) for r in m.rows],
                 }
-                for m in comparison["measures"]
+                for m in comparison.measures
             },
         }
     )
@@ -206,68 +213,42 @@ def compare(request: HttpRequest, slug: str) -> JsonResponse:
 @token_required
 @require_GET
 def gate(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
-    """Pass or fail a run against a baseline: ``?baseline=<id>&measure=nDCG@10&max_drop=0.01
-    [&alpha=0.05]``, several measure/max_drop pairs allowed. A measure fails when its mean
-    drops by more than ``max_drop``, or (with ``alpha``) when the run is worse and the
-    paired randomization test's p is below alpha. 200 with ``"pass": true``, else 422."""
-    measures = request.GET.getlist("measure")
-    drops = request.GET.getlist("max_drop")
-    baseline = request.GET.get("baseline", "")
-    alpha_text = request.GET.get("alpha", "")
-    try:
-        max_drops = [float(d) for d in drops]
-        alpha = float(alpha_text) if alpha_text else None
-    except ValueError:
-        return _bad("max_drop and alpha must be numbers")
-    if not all(math.isfinite(x) for x in [*max_drops, *([alpha] if alpha is not None else [])]):
-        return _bad("max_drop and alpha must be finite numbers")
-    if not _is_id(baseline) or not measures:
-        return _bad("name a baseline and at least one measure")
-    if (max_drops and len(max_drops) != len(measures)) or (not max_drops and alpha is None):
-        return _bad("give one max_drop per measure, or alpha")
-    if any(d < 0 for d in max_drops) or (alpha is not None and not 0 < alpha < 1):
-        return _bad("max_drop must be ≥ 0 and alpha in (0, 1)")
-    if int(baseline) == pk:
-        return _bad("the run and the baseline must differ")
-    result = _comparison(request, slug, [pk], int(baseline))
+    """Pass or fail a run against a baseline (``metrics.gate``): 200 with ``"pass":
+    true``, else 422, the figures in the body either way."""
+    form = GateForm(request.GET, run_pk=pk)
+    if not form.is_valid():
+        return _bad(form.message())
+    params = form.cleaned_data
+    result = _comparison(request, slug, [pk], params["baseline"])
     if isinstance(result, JsonResponse):
         return result
     setting, comparison = result
-    checks = []
-    for index, measure in enumerate(comparison["measures"]):
-        row = measure["rows"][0]
-        reasons = []
-        limit = max_drops[index] if max_drops else None
-        if limit is not None and row["delta"] < -limit:
-            reasons.append(f"{measure['name']} dropped by {-row['delta']:.4f} > {limit}")
-        p = row["p_randomization"]
-        if alpha is not None and row["delta"] < 0 and p is not None and p < alpha:
-            reasons.append(f"{measure['name']} is significantly worse (p = {p:.4g} < {alpha})")
-        checks.append(
-            {
-                "measure": measure["name"],
-                "run_mean": row["mean"],
-                "baseline_mean": measure["base_mean"],
-                "delta": row["delta"],
-                "delta_interval": [row["low"], row["high"]] if row["low"] is not None else None,
-                "p_randomization": p,
-                "p_t": row["p_t"],
-                "max_drop": limit,
-                "alpha": alpha,
-                "pass": not reasons,
-                "reasons": reasons,
-            }
-        )
-    passed = all(c["pass"] for c in checks)
+    outcome = run_gate(comparison, params["max_drops"], params["alpha"])
+    checks = [
+        {
+            "measure": c.measure,
+            "run_mean": c.run_mean,
+            "baseline_mean": c.baseline_mean,
+            "delta": c.delta,
+            "delta_interval": list(c.delta_interval) if c.delta_interval else None,
+            "p_randomization": c.p_randomization,
+            "p_t": c.p_t,
+            "max_drop": c.max_drop,
+            "alpha": c.alpha,
+            "pass": c.passed,
+            "reasons": list(c.reasons),
+        }
+        for c in outcome.checks
+    ]
     body = {
-        "pass": passed,
-        "run": {"id": pk, "name": comparison["measures"][0]["rows"][0]["run"].name},
-        "baseline": {"id": comparison["baseline"].pk, "name": comparison["baseline"].name},
+        "pass": outcome.passed,
+        "run": {"id": pk, "name": comparison.others[0].name},
+        "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
         "level": setting.level,
         "k": setting.k,
         "gold": setting.gold.description,
-        "queries": comparison["n_queries"],
+        "queries": comparison.n_queries,
         "checks": checks,
         "failing": [c for c in checks if not c["pass"]],
     }
-    return JsonResponse(body, status=200 if passed else 422)
+    return JsonResponse(body, status=200 if outcome.passed else 422)

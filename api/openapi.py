@@ -66,7 +66,18 @@ RUN = {
 }
 COMPARED = {
     "type": "object",
-    "required": ["id", "name", "mean", "delta", "p_randomization", "p_t", "p_holm"],
+    "required": [
+        "id",
+        "name",
+        "mean",
+        "delta",
+        "p_randomization",
+        "p_t",
+        "p_holm",
+        "p_t_holm",
+        "significant",
+        "significant_t",
+    ],
     "properties": {
         "id": {"type": "integer"},
         "name": {"type": "string"},
@@ -79,7 +90,9 @@ COMPARED = {
         "p_randomization": NUMBER_OR_NULL,
         "p_t": NUMBER_OR_NULL,
         "p_holm": NUMBER_OR_NULL,
+        "p_t_holm": NUMBER_OR_NULL,
         "significant": {"type": "boolean"},
+        "significant_t": {"type": "boolean"},
     },
 }
 CHECK = {
@@ -264,18 +277,21 @@ SPEC = {
                     RUN_ID,
                     _query(
                         "format",
-                        "jsonl (default), qrels or xlsx",
-                        {"enum": ["jsonl", "qrels", "xlsx"]},
+                        "jsonl (default), qrels, beir (BEIR's qrels TSV) or xlsx",
+                        {"enum": ["jsonl", "qrels", "beir", "xlsx"]},
                     ),
                     _query("level", "documents (default), pages or a chunking's name"),
                     _query("mapping", "the mapping policy"),
                 ],
                 {
                     "200": {
-                        "description": "the file",
+                        "description": "the file; how its grades were made (the policy) is in "
+                        "the Assay-Policy header as JSON",
+                        "headers": {"Assay-Policy": {"schema": {"type": "string"}}},
                         "content": {
                             "application/x-ndjson": {"schema": {"type": "string"}},
                             "text/plain": {"schema": {"type": "string"}},
+                            "text/tab-separated-values": {"schema": {"type": "string"}},
                             XLSX: {"schema": {"type": "string", "format": "binary"}},
                         },
                     },
@@ -346,7 +362,7 @@ SPEC = {
                             },
                         )
                     ),
-                    **_errors(400, 401, 404),
+                    **_errors(400, 401, 403, 404),
                 },
             )
         },
@@ -374,6 +390,8 @@ SPEC = {
                                 "k": {"type": "integer"},
                                 "gold": GOLD,
                                 "queries": {"type": "integer"},
+                                "alpha": {"type": "number"},
+                                "seed": {"type": "integer"},
                                 "correction": {"type": "string"},
                                 "measures": {
                                     "type": "object",
@@ -388,7 +406,7 @@ SPEC = {
                             },
                         )
                     ),
-                    **_errors(400, 401, 404),
+                    **_errors(400, 401, 403, 404),
                 },
             )
         },
@@ -428,7 +446,7 @@ SPEC = {
                         "description": "the run fails a check; the failing figures are in failing",
                         "content": {"application/json": {"schema": GATE}},
                     },
-                    **_errors(400, 401, 404),
+                    **_errors(400, 401, 403, 404),
                 },
             )
         },

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -23,13 +23,14 @@ from annotator.access import get_project_for_user, require_grades
 from annotator.models import Role
 from annotator.problems import as_data
 from formats import FileRejected
-from gold.export import FORMATS, build_export, render_export
+from gold.export import FORMATS, build_export, export_filename, render_export
 from gold.forms import ExportForm
 from gold.models import GoldSet
 from gold.units import levels
 from metrics.forms import RunUploadForm
 from metrics.models import Run
 from metrics.run_import import import_run
+from web.downloads import attachment
 
 from .models import ApiToken
 
@@ -154,6 +155,9 @@ def gold_export(request, slug: str, pk: int):
         return JsonResponse({"error": "bad parameters", "fields": form.errors}, status=400)
     data = form.cleaned_data
     export = build_export(gold_set, data["level"], data["mapping"])
-    return HttpResponse(
-        render_export(export, data["format"]), content_type=FORMATS[data["format"]][0]
+    return attachment(
+        render_export(export, data["format"]),
+        FORMATS[data["format"]][0],
+        export_filename(export, data["format"]),
+        policy=export.policy,
     )

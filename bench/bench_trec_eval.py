@@ -2,6 +2,12 @@
 
     TREC_EVAL=/path/to/trec_eval .venv/bin/python -m bench trec_eval
 
+Every variant of the run file people really have is timed against trec_eval on the same
+bytes: ``plain``; ``comment`` (a ``#`` line at the top); ``crlf`` (Windows line ends);
+``gzip`` (Assay reads ``run.gz``, trec_eval ``zcat run.gz | trec_eval … -``, the two
+processes of the pipe overlapping); ``stdin`` (both read ``-`` from ``< run``).
+``BENCH_VARIANTS=plain,gzip`` runs some; pytrec_eval runs on the plain file only.
+
 A seeded collection like a dense retriever's run over a large corpus: 10,000 queries ×
 1,000 results (10,000,000 lines, grouped by query, best first), 50 judged items per
 query (500,000 qrels lines, grades 0–3, half from the run's top 200), measures
@@ -20,6 +26,7 @@ shows.
 from __future__ import annotations
 
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -106,8 +113,36 @@ def generate(name: str, corpus: int, seed: int = 7) -> tuple[Path, Path]:
     return qrels_path, run_path
 
 
-def timed(command: list[str]) -> tuple[str, float, float, float]:
-    """(stdout, wall s, CPU s, peak MB) of one process, from /usr/bin/time."""
+VARIANTS = ("plain", "comment", "crlf", "gzip", "stdin")
+
+
+def variant(run: Path, name: str) -> Path:
+    """The run file of a variant, written once beside the plain one."""
+    if name in ("plain", "stdin"):
+        return run
+    path = run.with_name(f"{run.name}.{name}" + (".gz" if name == "gzip" else ""))
+    if path.exists():
+        return path
+    if name == "comment":
+        with path.open("wb") as out, run.open("rb") as source:
+            out.write(b"# run dense: 10,000 queries x 1,000 results, written by the benchmark\n")
+            while block := source.read(1 << 24):
+                out.write(block)
+    elif name == "crlf":
+        with path.open("wb") as out, run.open("rb") as source:
+            for line in source:
+                out.write(line[:-1] + b"\r\n")
+    else:
+        with path.open("wb") as out:
+            subprocess.run(["gzip", "-c", str(run)], stdout=out, check=True)
+    return path
+
+
+def timed(command: list[str] | str) -> tuple[str, float, float, float]:
+    """(stdout, wall s, CPU s, peak MB) of one process (or shell pipeline: its largest
+    process's peak), from /usr/bin/time."""
+    if isinstance(command, str):
+        command = ["sh", "-c", command]
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         done = subprocess.run(
             ["/usr/bin/time", "-o", report.name, "-f", "%e %U %S %M", *command],
@@ -120,28 +155,37 @@ def timed(command: list[str]) -> tuple[str, float, float, float]:
     return done.stdout, float(wall), float(user) + float(system), int(kilobytes) / 1024
 
 
-def commands(trec_eval: str, qrels: Path, run: Path) -> dict[str, list[str]]:
+def commands(trec_eval: str, qrels: Path, run: Path, name: str) -> dict[str, list[str] | str]:
+    """The Assay and trec_eval commands of one variant (and pytrec_eval's on plain)."""
     flags = [flag for m in MEASURES for flag in ("-m", m)]
-    return {
-        "Assay (manage.py trec_eval)": [
-            sys.executable,
-            "manage.py",
-            "trec_eval",
-            *flags,
-            str(qrels),
-            str(run),
-        ],
-        "trec_eval": [trec_eval, *flags, str(qrels), str(run)],
-        "pytrec_eval": [sys.executable, "-c", PYTREC, str(qrels), str(run)],
-    }
+    assay = [sys.executable, "manage.py", "trec_eval", *flags, str(qrels)]
+    theirs = [trec_eval, *flags, str(qrels)]
+    path = variant(run, name)
+    if name == "gzip":
+        tools = {ASSAY: [*assay, str(path)], TREC_EVAL: f"zcat {path} | {shlex.join(theirs)} -"}
+    elif name == "stdin":
+        tools = {
+            ASSAY: f"{shlex.join(assay)} - < {path}",
+            TREC_EVAL: f"{shlex.join(theirs)} - < {path}",
+        }
+    else:
+        tools = {ASSAY: [*assay, str(path)], TREC_EVAL: [*theirs, str(path)]}
+    if name == "plain":
+        tools[PYTREC_EVAL] = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
+    return tools
+
+
+ASSAY, TREC_EVAL, PYTREC_EVAL = "Assay (manage.py trec_eval)", "trec_eval", "pytrec_eval"
 
 
 def check(outputs: dict[str, str]) -> None:
     """Assay prints what trec_eval prints; pytrec_eval's means agree to 4 decimals."""
-    ours, theirs = outputs["Assay (manage.py trec_eval)"], outputs["trec_eval"]
+    ours, theirs = outputs[ASSAY], outputs[TREC_EVAL]
     assert ours == theirs, (ours, theirs)
+    if PYTREC_EVAL not in outputs:
+        return
     means = {line.split()[0]: float(line.split()[2]) for line in theirs.splitlines()}
-    for line in outputs["pytrec_eval"].splitlines():
+    for line in outputs[PYTREC_EVAL].splitlines():
         name, value = line.split()
         assert abs(means[name] - float(value)) < 1e-4, (name, means[name], value)
 
@@ -152,36 +196,42 @@ def main() -> None:
         print("set TREC_EVAL to a trec_eval binary built from usnistgov/trec_eval")
         return
     print(
-        "| run ids | tool | wall s (median) | CPU s | peak MB | wall vs trec_eval | "
-        "wall vs pytrec_eval | runs |"
+        "| run ids | variant | tool | wall s (median) | CPU s | peak MB | wall ÷ trec_eval | "
+        "peak ÷ trec_eval | runs |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     wanted = os.environ.get("BENCH_SETTINGS", ",".join(CORPORA)).split(",")
+    variants = os.environ.get("BENCH_VARIANTS", ",".join(VARIANTS)).split(",")
     for name, corpus in CORPORA.items():
         if name not in wanted:
             continue
         qrels, run = generate(name, corpus)
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        tools = commands(trec_eval, qrels, run)
-        samples: dict[str, list[tuple[float, float, float]]] = {t: [] for t in tools}
-        for repeat in range(REPEATS):
-            order = list(tools)[repeat % len(tools) :] + list(tools)[: repeat % len(tools)]
-            outputs = {}
-            for tool in order:
-                outputs[tool], *figures = timed(tools[tool])
-                samples[tool].append(tuple(figures))
-            check(outputs)
-        median = {t: [statistics.median(s[i] for s in samples[t]) for i in range(3)] for t in tools}
-        for tool in tools:
-            wall, cpu, peak = median[tool]
-            print(
-                f"| {name} | {tool} | {wall:.2f} | {cpu:.2f} | {peak:.0f} | "
-                f"{wall / median['trec_eval'][0]:.2f} | "
-                f"{wall / median['pytrec_eval'][0]:.2f} | {REPEATS} |",
-                flush=True,
-            )
-        for tool in tools:
-            each = ", ".join(f"{w:.1f} s / {c:.1f} CPU-s / {p:.0f} MB" for w, c, p in samples[tool])
-            print(f"<!-- {name} {tool}: {each} -->")
+        for kind in variants:
+            tools = commands(trec_eval, qrels, run, kind)
+            samples: dict[str, list[tuple[float, float, float]]] = {t: [] for t in tools}
+            for repeat in range(REPEATS):
+                order = list(tools)[repeat % len(tools) :] + list(tools)[: repeat % len(tools)]
+                outputs = {}
+                for tool in order:
+                    outputs[tool], *figures = timed(tools[tool])
+                    samples[tool].append(tuple(figures))
+                check(outputs)
+            median = {
+                t: [statistics.median(s[i] for s in samples[t]) for i in range(3)] for t in tools
+            }
+            for tool in tools:
+                wall, cpu, peak = median[tool]
+                print(
+                    f"| {name} | {kind} | {tool} | {wall:.2f} | {cpu:.2f} | {peak:.0f} | "
+                    f"{wall / median[TREC_EVAL][0]:.2f} | {peak / median[TREC_EVAL][2]:.2f} | "
+                    f"{REPEATS} |",
+                    flush=True,
+                )
+            for tool in tools:
+                each = ", ".join(
+                    f"{w:.1f} s / {c:.1f} CPU-s / {p:.0f} MB" for w, c, p in samples[tool]
+                )
+                print(f"<!-- {name} {kind} {tool}: {each} -->")
         after = " ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"\n{name}: load average {load} before, {after} after\n", flush=True)

@@ -1,10 +1,12 @@
 """Run and qrels files as arrays, fast, with every bad line named.
 
 Formats (see the README): TREC run ``qid Q0 docid rank score tag``, TREC qrels
-``qid iteration docid grade``, JSONL runs ``{"qid", "retrieved": [...], "scores": [...]}``,
-JSONL gold lines ``{"qid", "gold_evidence": [...], "rel_map": {id: grade}}``, and CSV or
-XLSX tables of the same columns. TREC files are read by ``trec`` (vectorised); the others
-row by row through ``rows`` and ``records``, so every format obeys the same rules.
+``qid iteration docid grade``, TSV ``qid docid score`` (BEIR's qrels, with their
+header), JSONL runs ``{"qid", "retrieved": [...], "scores": [...]}``, JSONL gold lines
+``{"qid", "gold_evidence": [...], "rel_map": {id: grade}}``, BEIR-style JSON
+``{qid: {docid: score}}``, and CSV or XLSX tables of the same columns. TREC-style files
+are read by the one TREC reader (``trec``, a block at a time); the others row by row
+through ``rows`` and ``records``, so every format obeys the same rules.
 """
 
 from __future__ import annotations
@@ -15,19 +17,22 @@ from pathlib import Path
 
 import numpy as np
 
+from .blocks import is_stdin
+from .columnar import read_trec_run
 from .errors import FileRejected, LineErrors, define, gettext_noop
-from .files import check_file, detect_format, read_bytes
+from .files import check_file, detect_format
 from .ids import as_bytes, factorize
+from .json_maps import id_maps
 from .records import CANNOT_READ_AS, NO_LABELS, NO_RESULTS, judgments, repeated, results
 from .rows import RowSource
-from .trec import last_tag, trec_columns
+from .trec import NOT_FINITE, read_blocks
 
-RUN_FORMATS = ("trec", "jsonl", "csv", "xlsx")
+RUN_FORMATS = ("trec", "tsv", "jsonl", "json", "csv", "xlsx")
 A_RUN = define("arrays.a_run", gettext_noop("a run"))
-NOT_FINITE = define(
-    "arrays.not_finite", gettext_noop("score must be a finite number, not %(value)s")
-)
-QRELS_FORMATS = ("qrels", "jsonl", "csv", "xlsx")
+QRELS_FORMATS = ("qrels", "tsv", "jsonl", "json", "csv", "xlsx")
+# The TREC reader's layout of each TREC-style format, for runs and for qrels.
+RUN_LAYOUTS = {"trec": "trec", "tsv": "tsv_run"}
+QRELS_LAYOUTS = {"qrels": "qrels", "tsv": "tsv_qrels"}
 PROGRESS_EVERY = 1000
 Progress = Callable[[float], None] | None
 
@@ -75,15 +80,22 @@ def read_run(
     caller can report them with its own checks."""
     path = Path(path)
     try:
-        fmt = _format(path, fmt, RUN_FORMATS, "trec", A_RUN())
-        check_file(path, max_bytes)
+        fmt = run_format(path, fmt)
+        if not is_stdin(path):
+            check_file(path, max_bytes)
         collected = LineErrors() if errors is None else errors
         tag = path.name.split(".")[0]
-        if fmt == "trec":
-            data = read_bytes(path, max_bytes)
-            (qid, _q0, item, _rank, score, _tag), line = trec_columns(path, data, "trec", collected)
-            tag = last_tag(data) or tag
-            del data
+        if fmt in RUN_LAYOUTS:
+            frame = read_trec_run(path, RUN_LAYOUTS[fmt], errors=collected, max_bytes=max_bytes)
+            qid = frame.qids[frame.query]
+            item = as_bytes(frame.ids.to_list())
+            score, tag = frame.score, frame.tag or tag
+            line = frame.lines(np.arange(frame.query.size))
+        elif fmt == "json":
+            found = list(id_maps(path, "score", collected, max_bytes=max_bytes))
+            qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
+            score = np.array([r[3] for r in found], dtype=np.float64)
+            line = np.array([r[0] for r in found], dtype=np.int64)
         else:
             source = RowSource(path, fmt, max_bytes=max_bytes)
             found = list(results(_reporting(source, progress), fmt, collected))
@@ -122,12 +134,20 @@ def read_qrels(
     path = Path(path)
     try:
         fmt = _format(path, fmt, QRELS_FORMATS, "qrels", "qrels")
-        check_file(path, max_bytes)
+        if not is_stdin(path):
+            check_file(path, max_bytes)
         collected = LineErrors() if errors is None else errors
-        if fmt == "qrels":
-            (qid, _iteration, item, grade), line = trec_columns(
-                path, read_bytes(path, max_bytes), "qrels", collected
-            )
+        if fmt in QRELS_LAYOUTS:
+            parts = list(read_blocks(path, QRELS_LAYOUTS[fmt], collected, max_bytes=max_bytes))
+            qid = as_bytes([q for part in parts for q in part.qid.to_list()])
+            item = as_bytes([i for part in parts for i in part.item.to_list()])
+            grade = np.concatenate([p.value for p in parts] or [np.zeros(0, np.int64)])
+            line = np.concatenate([p.line for p in parts] or [np.zeros(0, np.int64)])
+        elif fmt == "json":
+            found = list(id_maps(path, "grade", collected, max_bytes=max_bytes))
+            qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
+            grade = np.array([r[3] for r in found], dtype=np.int64)
+            line = np.array([r[0] for r in found], dtype=np.int64)
         else:
             found = list(judgments(RowSource(path, fmt, max_bytes=max_bytes), collected))
             qid, item = as_bytes([r[1] for r in found]), as_bytes([r[2] for r in found])
@@ -146,8 +166,13 @@ def read_qrels(
     return Judged(qids, items, query[keep], item_code[keep], grade[keep], line[keep])
 
 
+def run_format(path: Path | str, fmt: str | None = None) -> str:
+    """The format a run file is read in (its content decides; ``fmt`` overrides)."""
+    return _format(Path(path), fmt, RUN_FORMATS, "trec", A_RUN())
+
+
 def _format(path: Path, fmt: str | None, allowed: tuple[str, ...], default: str, what: str):
-    fmt = detect_format(path, fmt, default=default)
+    fmt = detect_format(path, fmt, default=default, allowed=allowed)
     if fmt not in allowed:
         raise FileRejected([CANNOT_READ_AS(what=what, format=fmt, formats=", ".join(allowed))])
     return fmt

@@ -1,48 +1,97 @@
-"""Regular TREC runs through polars' CSV reader, a block at a time, joined with qrels.
+"""Runs as columns that keep their ids as text: a ``RunFrame``, joined with qrels by hash.
 
 A dense retriever's run over a large corpus holds millions of distinct document ids;
 putting them all in byte order (as ``factorize`` does) costs far more than reading the
 file. trec_eval never orders all ids: only a query's tied scores need a byte comparison,
-and the join with the qrels only needs the judged (query, id) pairs. This reader does
+and the join with the qrels only needs the judged (query, id) pairs. A ``RunFrame`` does
 the same: ids stay polars strings, the judged rows are found by a hash join on (query,
 id) a block of rows at a time, repeated results by hashing, and ``tie_codes`` orders the
-few tied ids on request. The file is parsed 8 MiB at a time, so that its text is never
-held whole (memory follows the kept columns, not the file).
-
-Only regular files take this path — one space (or one tab) between fields, six or more
-fields on every line, no comment or blank line, no byte-order mark, UTF-8, finite
-scores, not compressed — and anything else returns None, so that the caller reads the
-file with the checked reader (``arrays.read_run``), which names every bad line. Both
-give the same rows (tests/formats/test_columnar.py). In a regular file row i is line
-i + 1.
+few tied ids on request. ``read_trec_run`` fills one from any TREC or TSV run through the
+one TREC reader (``formats.trec``), a block of text at a time, so that the file's text is
+never held whole (memory follows the kept columns, not the file).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .files import BOM, is_gzip
-from .trec import last_tag
+from .blocks import BLOCK_BYTES
+from .errors import LineErrors
+from .records import NO_RESULTS, repeated
+from .trec import read_blocks
 
-_FIELDS = ("qid", "q0", "docid", "rank", "score", "tag")
-BLOCK_BYTES = 1 << 23  # text parsed at a time (8 MiB: fewer page faults than larger)
 BLOCK_ROWS = 1 << 20  # rows joined or hashed at a time
+
+
+@dataclass(frozen=True)
+class LineNumbers:
+    """The file line of each row, kept as runs of consecutive lines: row ``starts[i]``
+    is on line ``first[i]`` and the rows after it on the lines after it, up to the next
+    start (a regular file is one run; each skipped line starts another)."""
+
+    starts: np.ndarray
+    first: np.ndarray
+
+    @classmethod
+    def of(cls, lines: list[np.ndarray]) -> LineNumbers:
+        """From the line numbers of consecutive pieces of rows."""
+        starts, first, row = [], [], 0
+        for line in lines:
+            if line.size:
+                breaks = np.r_[0, np.flatnonzero(np.diff(line) != 1) + 1]
+                starts.append(breaks + row)
+                first.append(line[breaks])
+            row += line.size
+        none = [np.zeros(0, dtype=np.int64)]
+        return cls(np.concatenate(starts or none), np.concatenate(first or none))
+
+    def __call__(self, rows) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        run = np.searchsorted(self.starts, rows, side="right") - 1
+        return self.first[run] + rows - self.starts[run]
 
 
 @dataclass(frozen=True)
 class RunFrame:
     """A run in file order: row i is query ``qids[query[i]]`` retrieving ``ids[i]`` with
-    ``score[i]`` (line i + 1). ``qids`` (UTF-8 bytes) are in no particular order."""
+    ``score[i]``, on line ``lines(i)``. ``qids`` (UTF-8 bytes) are in no particular
+    order; ``tag`` is the run tag of the last line (trec_eval's ``runid``)."""
 
     qids: np.ndarray
     query: np.ndarray
     score: np.ndarray
     ids: object  # polars.Series of str
     tag: str
+    lines: LineNumbers
+
+    def without_repeats(self, errors: LineErrors) -> RunFrame:
+        """The run less each row that repeats the (query, id) of a row above it, every
+        repeat reported on its line with the line of the first."""
+        again, first = self.repeats()
+        if not again.size:
+            return self
+        line_again, line_first = self.lines(again), self.lines(first)
+        ids = self.ids.gather(again).to_list()
+        errors.add_each(
+            line_again,
+            lambda i: repeated(
+                self.qids[self.query[again[i]]].decode(), ids[i], int(line_first[i])
+            ),
+        )
+        keep = np.ones(self.query.size, dtype=bool)
+        keep[again] = False
+        rows = np.flatnonzero(keep)
+        return RunFrame(
+            qids=self.qids,
+            query=self.query[rows],
+            score=self.score[rows],
+            ids=self.ids.gather(rows),
+            tag=self.tag,
+            lines=LineNumbers.of([self.lines(rows)]),
+        )
 
     def tie_codes(self, rows: np.ndarray) -> np.ndarray:
         """Codes of the ids of ``rows`` whose order is the ids' byte order (strcmp)."""
@@ -99,26 +148,40 @@ class RunFrame:
             found[start:stop] = value.fill_null(-1).to_numpy()
         return found
 
-    def repeated(self) -> bool:
-        """Whether a (query, id) pair occurs twice: ids are hashed, (query, hash) keys
-        sorted a block of queries at a time, and equal keys checked on the ids."""
+    def repeats(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows whose (query, id) pair occurs on an earlier row, ascending, and that
+        earlier row (the pair's first): ids are hashed, (query, hash) keys sorted a block
+        of queries at a time, and equal keys checked on the ids themselves."""
+        again, first = [], []
         for start, stop in self._blocks():
             key = _pair_keys(self.query[start:stop], self.ids.slice(start, stop - start))
             if not (np.diff(np.sort(key)) == 0).any():  # cheaper than the argsort below
                 continue
-            order = np.argsort(key)
-            same = np.flatnonzero(key[order][1:] == key[order][:-1])
-            if same.size:
-                first, second = order[same] + start, order[same + 1] + start
-                ids = self.ids.gather(np.r_[first, second]).to_list()
-                if any(a == b for a, b in zip(ids[: same.size], ids[same.size :], strict=True)):
-                    return True
-        return False
+            order = np.argsort(key, kind="stable")
+            sorted_key = key[order]
+            head = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
+            group_first = order[np.flatnonzero(head)[np.cumsum(head) - 1]]
+            members = np.flatnonzero(~head)
+            rows, heads = order[members] + start, group_first[members] + start
+            names = self.ids.gather(np.r_[rows, heads]).to_list()
+            for row, head_row, name, head_name in zip(
+                rows.tolist(), heads.tolist(), names[: rows.size], names[rows.size :], strict=True
+            ):
+                if name == head_name:  # equal hashes of different ids are no repeat
+                    again.append(row)
+                    first.append(head_row)
+        order = np.argsort(np.asarray(again, dtype=np.int64), kind="stable")
+        return (
+            np.asarray(again, dtype=np.int64)[order],
+            np.asarray(first, dtype=np.int64)[order],
+        )
 
     def _blocks(self, rows: int = BLOCK_ROWS):
         """Row ranges of about ``rows`` rows that never split a query's rows, when each
         query's rows are contiguous (as retrievers write them); else the whole run."""
         n = self.query.size
+        if n == 0:
+            return
         heads = np.r_[0, np.flatnonzero(self.query[1:] != self.query[:-1]) + 1]
         if np.unique(self.query[heads]).size != heads.size:
             yield 0, n
@@ -142,112 +205,52 @@ def _pair_keys(query: np.ndarray, ids) -> np.ndarray:
     return key
 
 
-def _ends(path: Path) -> tuple[bytes, bytes]:
-    """The first line and the last 4 KiB of the file."""
-    with path.open("rb") as handle:
-        first = handle.read(1 << 16).split(b"\n", 1)[0]
-        handle.seek(max(0, path.stat().st_size - 4096))
-        return first, handle.read()
-
-
-def _text_blocks(path: Path, size: int = BLOCK_BYTES) -> Iterator[bytes]:
-    """The file in pieces of about ``size`` bytes, each ending at a line break (but the
-    last, when the file does not end with one)."""
-    rest = b""
-    with path.open("rb") as handle:
-        while chunk := handle.read(size):
-            cut = chunk.rfind(b"\n") + 1
-            if cut == 0:
-                rest += chunk
-                continue
-            yield rest + chunk[:cut]
-            rest = chunk[cut:]
-    if rest:
-        yield rest
-
-
-# Bytes that make a block irregular for its separator: other whitespace (the checked
-# reader splits on any run of it, so a field holding some would be cut differently),
-# a doubled separator (an empty field shifts the ones after it) or a line that starts
-# with one.
-_IRREGULAR = {
-    " ": (b"\t", b"\r", b"\x0b", b"\x0c", b"  ", b"\n "),
-    "\t": (b" ", b"\r", b"\x0b", b"\x0c", b"\t\t", b"\n\t"),
-}
-
-
-def _parse(text: bytes, separator: str):
-    """A block of lines as (qid, docid, score) columns, or None if a line is irregular."""
+def read_trec_run(
+    source: Path | str,
+    fmt: str = "trec",
+    *,
+    errors: LineErrors | None = None,
+    max_bytes: int | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> RunFrame:
+    """A TREC run (``fmt`` "trec") or a TSV run ("tsv_run": ``qid docid score``) as a
+    ``RunFrame``, through the one TREC reader (``formats.trec``: a path or ``-``, plain
+    or gzip). Bad lines and repeated results raise ``FileRejected``; given ``errors``,
+    they are added there and left out instead."""
     import polars as pl
 
-    if any(mark in text for mark in _IRREGULAR[separator]):
-        return None
-
-    schema = pl.Schema({name: pl.String for name in _FIELDS} | {"score": pl.Float64})
-    frame = (
-        pl.scan_csv(
-            text,
-            separator=separator,
-            has_header=False,
-            quote_char=None,
-            schema=schema,
-            truncate_ragged_lines=True,
-            extra_columns="ignore",
-        )
-        .select(
-            "qid",
-            "docid",
-            "score",
-            pl.any_horizontal(
-                pl.col("tag").is_null(),
-                pl.col("qid").is_null(),
-                pl.col("docid").is_null(),
-                pl.col("qid").str.len_bytes() == 0,
-                pl.col("docid").str.len_bytes() == 0,
-                pl.col("score").is_null(),
-                ~pl.col("score").is_finite(),
-            ).alias("irregular"),
-        )
-        .collect()
-    )
-    return None if frame["irregular"].any() else frame
-
-
-def read_regular_run(path: Path | str, *, block_bytes: int = BLOCK_BYTES) -> RunFrame | None:
-    """A regular TREC run file as a ``RunFrame``, or None (take the checked reader)."""
-    path = Path(path)
-    if is_gzip(path) or not path.is_file() or path.stat().st_size == 0:
-        return None
-    first, tail = _ends(path)
-    separators = [s for s in (b" ", b"\t") if s in first]
-    if len(separators) != 1 or first.startswith((separators[0], BOM)):
-        return None
-    import polars as pl
-
+    collected = LineErrors() if errors is None else errors
     code: dict[str, int] = {}  # query id -> its code, in order of first appearance
-    query, score, ids = [], [], []
-    try:
-        for text in _text_blocks(path, block_bytes):
-            frame = _parse(text, separators[0].decode())
-            del text
-            if frame is None:
-                return None
-            distinct = frame["qid"].unique(maintain_order=True).to_list()
-            for qid in distinct:
-                code.setdefault(qid, len(code))
-            query.append(
-                frame["qid"]
-                .replace_strict(distinct, [code[q] for q in distinct], return_dtype=pl.Int32)
-                .to_numpy()
-            )
-            score.append(frame["score"].to_numpy())
-            ids.append(frame["docid"])
-    except (pl.exceptions.PolarsError, OSError, ValueError):
-        return None
+    query, score, ids, lines = [], [], [], []
+    tag = ""
+    for parsed in read_blocks(
+        source, fmt, collected, max_bytes=max_bytes, block_bytes=block_bytes
+    ):
+        distinct = parsed.qid.unique(maintain_order=True).to_list()
+        for qid in distinct:
+            code.setdefault(qid, len(code))
+        query.append(
+            parsed.qid.replace_strict(
+                distinct, [code[q] for q in distinct], return_dtype=pl.Int32
+            ).to_numpy()
+        )
+        score.append(parsed.value)
+        ids.append(parsed.item)
+        lines.append(parsed.line)
+        tag = parsed.tag if parsed.tag is not None else tag
+    if not ids and not collected:
+        collected.add(0, NO_RESULTS())
     qids = np.array([q.encode() for q in code], dtype=np.bytes_)
-    if any(q.startswith((b"#", BOM)) for q in qids.tolist()):  # a comment line
-        return None
     # One list at a time, so that a column and its blocks are never all held at once.
-    query = np.concatenate(query)
-    score = np.concatenate(score)
-    return RunFrame(qids=qids, query=query, score=score, ids=pl.concat(ids), tag=last_tag(tail))
+    frame = RunFrame(
+        qids=qids,
+        query=np.concatenate(query or [np.zeros(0, np.int32)]),
+        score=np.concatenate(score or [np.zeros(0)]),
+        ids=pl.concat(ids) if ids else pl.Series([], dtype=pl.String),
+        tag=tag,
+        lines=LineNumbers.of(lines),
+    )
+    frame = frame.without_repeats(collected)
+    if errors is None:
+        collected.raise_if_any()
+    return frame

@@ -1,4 +1,5 @@
-"""Opening an incoming file: its format from the name, then size and encoding checks."""
+"""Opening an incoming file: its format from its content (the name is a hint), then size
+and encoding checks. A file is gzip when its first bytes say so, whatever its name."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from typing import TextIO
 
 from .errors import FileRejected, define, gettext_noop
 
-FORMATS = ("jsonl", "csv", "xlsx", "qrels", "trec")
+FORMATS = ("jsonl", "json", "csv", "tsv", "xlsx", "qrels", "trec")
 SUFFIXES = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
-    ".json": "jsonl",
+    ".json": "json",
     ".csv": "csv",
+    ".tsv": "tsv",
     ".xlsx": "xlsx",
     ".qrels": "qrels",
     ".run": "trec",
@@ -43,24 +45,45 @@ INFLATES = define("file.inflates", gettext_noop("the file inflates to over %(lim
 
 
 def is_gzip(path: Path | str) -> bool:
-    return Path(path).suffix.lower() == GZIP
+    """Whether the file is gzip-compressed: by its first bytes (its name only if it
+    cannot be read)."""
+    try:
+        with Path(path).open("rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return Path(path).suffix.lower() == GZIP
 
 
 def _open_binary(path: Path):
     return gzip.open(path, "rb") if is_gzip(path) else path.open("rb")
 
 
-def detect_format(path: Path | str, explicit: str | None = None, *, default: str) -> str:
-    """``explicit`` when given (checked), else the format the file name says, else
-    ``default`` (the caller's usual format: qrels for labels, trec for runs…)."""
+def detect_format(
+    path: Path | str,
+    explicit: str | None = None,
+    *,
+    default: str,
+    allowed: tuple[str, ...] | None = None,
+) -> str:
+    """``explicit`` when given (checked); else what the file's first lines show when
+    that is one of ``allowed`` (a qrels file named ``qrels.trec`` is qrels), else the
+    format the name says, else ``default`` (the caller's usual format: qrels for labels,
+    trec for runs…). Standard input (``-``) is ``default``."""
     if explicit:
         if explicit not in FORMATS:
             raise FileRejected([UNKNOWN_FORMAT(format=repr(explicit), formats=", ".join(FORMATS))])
         return explicit
+    if str(path) == "-":
+        return default
     path = Path(path)
-    if is_gzip(path):
-        path = path.with_suffix("")
-    return SUFFIXES.get(path.suffix.lower(), default)
+    named = path.with_suffix("") if path.suffix.lower() == GZIP else path
+    hint = SUFFIXES.get(named.suffix.lower())
+    from .sniffing import sniff
+
+    shown = sniff(path)
+    if shown is not None and (allowed is None or shown in allowed):
+        return shown
+    return hint or default
 
 
 def check_file(path: Path, max_bytes: int | None = None) -> int:

@@ -24,8 +24,14 @@ Rows = Iterable[tuple[int, Row]]
 TREC_COLUMNS = {
     "trec": ("qid", "Q0", "docid", "rank", "score", "tag"),
     "qrels": ("qid", "iteration", "docid", "grade"),
+    "tsv_run": ("qid", "docid", "score"),
+    "tsv_qrels": ("qid", "docid", "grade"),
 }
-TREC_KEPT = {"trec": ("qid", "docid", "rank", "score"), "qrels": ("qid", "docid", "grade")}
+TREC_KEPT = {
+    "trec": ("qid", "docid", "rank", "score"),
+    "qrels": ("qid", "docid", "grade"),
+    "tsv_qrels": ("qid", "docid", "grade"),
+}
 
 
 WRONG_COLUMNS = define(
@@ -104,6 +110,9 @@ class RowSource:
         if self.fmt == "xlsx":
             yield from self._xlsx_rows()
             return
+        if self.fmt == "json":
+            yield from _json_map_rows(self.path)
+            return
         with open_text(self.path) as handle:
             self._handle = handle
             try:
@@ -111,6 +120,8 @@ class RowSource:
                     yield from jsonl_rows(handle)
                 elif self.fmt == "csv":
                     yield from self._csv_rows(handle)
+                elif self.fmt == "tsv":
+                    yield from trec_rows(handle, "tsv_qrels")
                 else:
                     yield from trec_rows(handle, self.fmt)
             finally:
@@ -292,13 +303,36 @@ def trec_rows(lines: Iterable[str], fmt: str) -> Iterator[tuple[int, Row]]:
     columns, kept = TREC_COLUMNS[fmt], TREC_KEPT[fmt]
     positions = [columns.index(name) for name in kept]
     for number, raw in enumerate(lines, start=1):
-        parts = raw.split()
+        parts = raw.encode().split()  # ASCII whitespace, as C's isspace
+        parts = [p.decode() for p in parts]
         if not parts or parts[0].startswith("#"):
             continue
+        if number == 1 and fmt.startswith("tsv") and len(parts) == 3 and not _is_number(parts[2]):
+            continue  # a header line, such as BEIR's query-id corpus-id score
         if len(parts) < len(columns) or (fmt != "trec" and len(parts) > len(columns)):
             yield number, BadLine(wrong_columns(fmt, len(parts)))
             continue
         yield number, {name: parts[p] for name, p in zip(kept, positions, strict=True)}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _json_map_rows(path: Path) -> Iterator[tuple[int, Row]]:
+    """A BEIR-style JSON qrels file ``{qid: {docid: grade}}`` as rows."""
+    from .errors import LineErrors
+    from .json_maps import id_maps
+
+    errors = LineErrors()
+    for line, qid, item, grade in id_maps(path, "grade", errors):
+        yield line, {"qid": qid, "docid": item, "grade": grade}
+    for problem in errors.problems():
+        yield 1, BadLine(problem.params["problem"] if problem.code == "line" else problem)
 
 
 def _numbered(rows: Iterator[tuple]) -> Iterator[tuple[int, tuple | BadLine]]:

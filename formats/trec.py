@@ -1,75 +1,243 @@
-"""TREC run and qrels columns as numpy arrays: numpy's C reader, else a checked split.
+"""The one reader of TREC-style files, runs and qrels: polars a block at a time, with every
+bad line explained by number.
 
-The files are read as trec_eval 10 reads them: fields are separated by any run of
-whitespace; a line whose first non-blank character is ``#`` is a comment; blank lines
-are skipped; a run line may carry more fields after its tag (ignored). Regular files
-take ``np.loadtxt`` with fixed-width byte columns. Anything irregular — a bad line, a
-blank or comment line (line numbers would shift), extra fields, a byte-order mark —
-takes the checked path: the file is split into tokens once (vectorised), lines with the
-wrong number of columns are named and left out, and the rest are sliced into columns.
-Both paths give the same arrays (tests/formats/test_trec.py). Ids stay UTF-8 bytes so
-that sorting them gives trec_eval's ``strcmp`` order.
+Lines are read as trec_eval 10 reads them: fields separated by any run of ASCII
+whitespace (spaces, tabs, CR before LF …); a line whose first non-blank character is
+``#`` is a comment; blank lines are skipped; a run line may carry more fields after its
+tag (ignored), a qrels line has exactly four. Each block of whole lines (``blocks``: a
+path or standard input, plain or gzip) takes the first of three ways that fits:
+
+1. **fast** — one space (or one tab) between fields: polars' CSV reader, each line one
+   row; comment and blank rows are dropped by their first field;
+2. **normalised** — tabs mixed with spaces, runs of blanks, leading blanks, vertical tabs
+   or form feeds: the block's whitespace is made single spaces (C-speed byte
+   operations, line breaks kept) and read as in 1;
+3. **checked** — anything still irregular (a missing field, a number that is not one,
+   bytes that are not UTF-8): the block is split into tokens with numpy, and every bad
+   line is named (``line N: reason``) and left out.
+
+All three give the same rows (tests/formats/test_trec.py). Ids stay text (polars
+strings): nothing here puts them in order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .errors import LineErrors, Problem
-from .files import BOM
+from .blocks import BLOCK_BYTES, Block, blocks
+from .errors import LineErrors, define, gettext_noop
+from .files import not_utf8
 from .records import not_number, not_whole
 from .rows import TREC_COLUMNS, wrong_columns
 
-# The bytes that separate tokens: ASCII whitespace, as C's isspace (trec_eval's sscanf)
-# and bytes.split() see it.
+NOT_FINITE = define(
+    "arrays.not_finite", gettext_noop("score must be a finite number, not %(value)s")
+)
+# The bytes C's isspace (trec_eval's sscanf) and bytes.split() take for whitespace.
 SEPARATORS = b" \t\n\r\x0b\x0c"
 _IS_SEPARATOR = np.zeros(256, dtype=bool)
 _IS_SEPARATOR[list(SEPARATORS)] = True
-# Latin-1 characters that np.loadtxt also takes for whitespace; in UTF-8 text 0x85 and
-# 0xA0 are continuation bytes (à is C3 A0, Cyrillic х is D1 85), so a file holding any
-# of these takes the checked path rather than have an id cut short.
-_LOADTXT_ALSO_SPLITS = b"\x1c\x1d\x1e\x1f\x85\xa0"
-
-# Where a comment line may start (after a line break and optional blanks).
-_COMMENT_STARTS = (b"\n#", b"\n #", b"\n\t#")
-
-# What each column holds: "id" (bytes, kept whole), "float", "int", or "skip" (unused).
-KINDS = {
-    "trec": ("id", "skip", "id", "skip", "float", "skip"),
-    "qrels": ("id", "skip", "id", "int"),
-}
+_BLANKS = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
+# Each layout's kept columns: (qid, id, value) positions, and the value's kind; a
+# layout named in EXACT has exactly its columns (qrels), the others may have more; a
+# TSV file may open with a header line (BEIR's ``query-id corpus-id score``).
+_KEPT = {"trec": (0, 2, 4), "qrels": (0, 2, 3), "tsv_run": (0, 1, 2), "tsv_qrels": (0, 1, 2)}
+_VALUE = {"trec": "float", "qrels": "int", "tsv_run": "float", "tsv_qrels": "int"}
+EXACT = ("qrels", "tsv_qrels")
 
 
-def trec_columns(
-    path: Path, data: bytes, fmt: str, errors: LineErrors
-) -> tuple[list[np.ndarray | None], np.ndarray]:
-    """The columns of a TREC ``fmt`` file (None for unused ones) and each row's line
-    number; numbers are parsed, and rows with a bad line are left out and reported."""
-    kinds = KINDS[fmt]
-    parsed = parsed_columns(path, data, kinds)
-    if parsed is None:
-        parsed = checked_columns(data, fmt, errors)
-    columns, line = parsed
-    ok = np.ones(line.size, dtype=bool)
-    for position, kind in enumerate(kinds):
-        if kind == "int" or (kind == "float" and columns[position].dtype.kind == "S"):
-            name = TREC_COLUMNS[fmt][position]
-            columns[position], good = numbers(columns[position], line, kind, name, errors)
-            ok &= good
-    if not ok.all():
-        columns = [None if c is None else c[ok] for c in columns]
-        line = line[ok]
-    return columns, line
+@dataclass(frozen=True)
+class Parsed:
+    """The good lines of one block: query ids, item ids (polars strings), the value (a
+    run's score or a judgment's grade) and each row's line number."""
+
+    qid: object  # polars.Series of str
+    item: object
+    value: np.ndarray
+    line: np.ndarray
+    tag: str | None  # the run tag of the block's last good line (runs only)
+
+
+def read_blocks(
+    source: Path | str,
+    fmt: str,
+    errors: LineErrors,
+    *,
+    max_bytes: int | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> Iterator[Parsed]:
+    """The good rows of a TREC-style file, a block at a time; bad lines go to ``errors``.
+    ``fmt``: "trec" (runs), "qrels", "tsv_run" or "tsv_qrels" (``qid docid score``)."""
+    for block in blocks(source, max_bytes=max_bytes, size=block_bytes):
+        if block.lines_before == 0 and fmt.startswith("tsv"):
+            block = _without_header(block, fmt)
+        parsed = _fast(block, fmt) or _normalised(block, fmt) or _checked(block, fmt, errors)
+        if parsed is not None and parsed.line.size:
+            yield parsed
+
+
+def _without_header(block: Block, fmt: str) -> Block:
+    """A TSV file's first block without its header line (a value that is not a number,
+    such as BEIR's ``query-id corpus-id score``), if it has one; the line still counts."""
+    first, _, rest = block.text.partition(b"\n")
+    fields = first.split()
+    if len(fields) != 3:
+        return block
+    try:
+        float(fields[2])
+    except ValueError:
+        return Block(b"\n" + rest, block.offset, block.lines_before)  # a blank line 1
+    return block
+
+
+def _schema(fmt: str):
+    import polars as pl
+
+    names = TREC_COLUMNS[fmt] + (("extra",) if fmt in EXACT else ())
+    value = pl.Float64 if _VALUE[fmt] == "float" else pl.Int64
+    return pl.Schema({n: (value if i == _KEPT[fmt][2] else pl.String) for i, n in enumerate(names)})
+
+
+def _frame(text: bytes, separator: str, fmt: str, block: Block) -> Parsed | None:
+    """Lines of single-separated fields through polars; None if a line is irregular.
+
+    Every line is one row. A comment row starts with ``#``, a blank row has no field; any
+    other row needs each field up to the last kept one (a doubled separator, which would
+    shift the fields after it, is ruled out by the caller), a finite score, and no field
+    past a qrels line's fourth."""
+    import polars as pl
+
+    schema = _schema(fmt)
+    names = list(schema)
+    width = len(TREC_COLUMNS[fmt])
+    qid, item, value = (names[i] for i in _KEPT[fmt])
+    needed = [qid, item, value, names[width - 1]]
+    bad = pl.any_horizontal(pl.col(n).is_null() for n in needed)
+    if _VALUE[fmt] == "float":
+        bad = bad | ~pl.col(value).is_finite()
+    if fmt in EXACT:
+        bad = bad | pl.col("extra").is_not_null()
+    if b"\r" in text:  # a CR that is not part of a line break splits a field
+        bad = bad | pl.any_horizontal(
+            pl.col(n).str.contains("\r", literal=True) for n in names[:width] if n != value
+        )
+    blank = pl.all_horizontal(pl.col(n).is_null() for n in names)
+    skipped = pl.col(qid).str.starts_with("#").fill_null(False) | blank
+    try:
+        frame = (
+            pl.scan_csv(
+                text,
+                separator=separator,
+                has_header=False,
+                quote_char=None,
+                schema=schema,
+                truncate_ragged_lines=True,
+                extra_columns="ignore",
+                missing_columns="insert",
+                ignore_errors=True,
+            )
+            .select(
+                qid,
+                item,
+                value,
+                skipped.alias("skipped"),
+                (bad.fill_null(True) & ~skipped).alias("bad"),
+            )
+            .collect()
+        )
+    except (pl.exceptions.PolarsError, ValueError):
+        return None  # not UTF-8, or a shape polars refuses
+    if frame["bad"].any():
+        return None
+    skipped_rows = frame["skipped"].to_numpy()
+    kept = np.flatnonzero(~skipped_rows)
+    if kept.size < frame.height:
+        frame = frame[kept]
+    return Parsed(
+        frame[qid],
+        frame[item],
+        frame[value].to_numpy(),
+        kept + block.lines_before + 1,
+        last_tag(text) if fmt == "trec" else None,
+    )
+
+
+def last_tag(text: bytes) -> str | None:
+    """The run tag (sixth field) of the text's last result line (trec_eval reports the
+    file's last as the run's ``runid``); None when no line is a result."""
+    end = len(text)
+    while end > 0:
+        start = text.rfind(b"\n", 0, end - 1) + 1
+        fields = text[start:end].split()
+        if fields and not fields[0].startswith(b"#"):
+            return fields[5].decode(errors="replace") if len(fields) >= 6 else None
+        end = start
+    return None
+
+
+def _fast(block: Block, fmt: str) -> Parsed | None:
+    text = block.text
+    if b"\x0b" in text or b"\x0c" in text:
+        return None
+    tab, space = b"\t" in text, b" " in text
+    if tab and space:
+        return None
+    separator = b"\t" if tab else b" "
+    if separator * 2 in text:
+        return None
+    return _frame(text, separator.decode(), fmt, block)
+
+
+def _normalised(block: Block, fmt: str) -> Parsed | None:
+    """Every run of whitespace within a line becomes one space, leading ones none."""
+    text = block.text.translate(_BLANKS)
+    while b"  " in text:
+        text = text.replace(b"    ", b" ").replace(b"  ", b" ")
+    text = text.replace(b"\n ", b"\n").replace(b" \n", b"\n")
+    if text.startswith(b" "):
+        text = text[1:]
+    return _frame(text, " ", fmt, block)
+
+
+def _checked(block: Block, fmt: str, errors: LineErrors) -> Parsed | None:
+    """The block split into tokens (numpy); every bad line is reported and left out."""
+    import polars as pl
+
+    data = block.text
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise not_utf8(block.offset + error.start) from None
+    columns, line = checked_columns(data, fmt, errors)
+    line = line + block.lines_before
+    qid_at, item_at, value_at = _KEPT[fmt]
+    kind = _VALUE[fmt]
+    value, ok = numbers(columns[value_at], line, kind, TREC_COLUMNS[fmt][value_at], errors)
+    if kind == "float":
+        finite = np.isfinite(value)
+        bad = np.flatnonzero(ok & ~finite)
+        errors.add_each(line[bad], lambda i: NOT_FINITE(value=str(float(value[bad[i]]))))
+        ok &= finite
+    tag = last_tag(data) if fmt == "trec" else None
+    return Parsed(
+        pl.Series([q.decode() for q in columns[qid_at][ok].tolist()], dtype=pl.String),
+        pl.Series([i.decode() for i in columns[item_at][ok].tolist()], dtype=pl.String),
+        value[ok],
+        line[ok],
+        tag,
+    )
 
 
 def tokens_per_line(data: bytes) -> np.ndarray:
     """Number of whitespace-separated tokens on each ``\\n``-terminated line (numpy).
 
     ``SEPARATORS`` separate tokens; a token starts where a separator is followed by
-    anything else. The count per line is the difference
-    of the number of token starts before each line end.
+    anything else. The count per line is the difference of the number of token starts
+    before each line end.
     """
     raw = np.frombuffer(data, dtype=np.uint8)
     if raw.size == 0:
@@ -84,60 +252,10 @@ def tokens_per_line(data: bytes) -> np.ndarray:
     return np.diff(np.r_[0, np.searchsorted(token_starts, line_ends)]).astype(np.int64)
 
 
-def parsed_columns(
-    path: Path, data: bytes, kinds: tuple[str, ...]
-) -> tuple[list[np.ndarray | None], np.ndarray] | None:
-    """Columns of a regular file through numpy's C reader (``np.loadtxt``), or None.
-
-    Text is read as Latin-1, which maps every byte to one character and back, so UTF-8
-    ids come out as their exact bytes. Fixed-width id columns that might have been cut
-    are read again wider. Anything irregular returns None (the caller takes the checked
-    path, which names every bad line); so does a file whose numbers do not parse.
-    """
-    if (
-        not data.strip()
-        or data.startswith(BOM)
-        or data.lstrip(b" \t").startswith(b"#")
-        or any(b in data for b in _LOADTXT_ALSO_SPLITS)
-        or any(c in data for c in _COMMENT_STARTS)
-    ):
-        return None
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    width = 32
-    while width <= 512:
-        dtype = [
-            (f"c{i}", {"id": f"S{width}", "float": "f8", "int": "i8", "skip": "S1"}[kind])
-            for i, kind in enumerate(kinds)
-        ]
-        try:
-            table = np.loadtxt(path, dtype=dtype, comments=None, encoding="latin-1", ndmin=1)
-        except ValueError:
-            return None
-        if table.size != n_lines:
-            return None
-        columns = [
-            None if kind == "skip" else np.ascontiguousarray(table[f"c{i}"])
-            for i, kind in enumerate(kinds)
-        ]
-        del table
-        if not any(_may_be_cut(c, width) for c, k in zip(columns, kinds, strict=True) if k == "id"):
-            return columns, np.arange(1, n_lines + 1)
-        width *= 4
-    return None
-
-
-def _may_be_cut(column: np.ndarray, width: int) -> bool:
-    """Whether a fixed-width bytes column has a value filling its whole width."""
-    if column.size == 0:
-        return False
-    last_bytes = column.view(np.uint8).reshape(column.size, width)[:, -1]
-    return bool(last_bytes.any())
-
-
 def without_comments(data: bytes) -> bytes:
     """``data`` with every comment line blanked (its bytes but the line break become
     spaces), so that line numbers stay those of the file."""
-    if not (data.lstrip(b" \t").startswith(b"#") or any(c in data for c in _COMMENT_STARTS)):
+    if not (data.lstrip(b" \t").startswith(b"#") or b"#" in data):
         return data
     raw = np.frombuffer(data, dtype=np.uint8)
     line_start = np.r_[0, np.flatnonzero(raw == 10) + 1]
@@ -161,21 +279,21 @@ def without_comments(data: bytes) -> bytes:
 
 def checked_columns(
     data: bytes, fmt: str, errors: LineErrors
-) -> tuple[list[np.ndarray | None], np.ndarray]:
-    """Split a whitespace-separated file into its columns (vectorised); comment lines are
-    skipped, lines with the wrong number of columns are reported and left out (a run
-    line may have more fields after its tag). Every column stays bytes."""
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Split a whitespace-separated text into its columns (vectorised); comment and blank
+    lines are skipped, lines with the wrong number of columns are reported and left out
+    (a run line may have more fields after its tag). Every column stays bytes; line
+    numbers count from 1 at the start of ``data``."""
     width = len(TREC_COLUMNS[fmt])
     data = without_comments(data)
     counts = tokens_per_line(data)
-    good = (counts >= width) if fmt == "trec" else (counts == width)
+    good = (counts == width) if fmt in EXACT else (counts >= width)
     bad = np.flatnonzero(~good & (counts != 0))
     errors.add_each(bad + 1, lambda i: wrong_columns(fmt, int(counts[bad[i]])))
     tokens = np.array(data.split(), dtype=np.bytes_)
     first = (np.cumsum(counts) - counts)[good]
     line = np.flatnonzero(good) + 1
-    kinds = KINDS[fmt]
-    return [None if kinds[c] == "skip" else tokens[first + c] for c in range(width)], line
+    return [tokens[first + c] for c in range(width)], line
 
 
 def numbers(
@@ -186,33 +304,20 @@ def numbers(
     dtype = np.float64 if kind == "float" else np.int64
     try:
         return column.astype(dtype), np.ones(column.size, dtype=bool)
-    except ValueError:
+    except (ValueError, OverflowError):
         pass
     values = np.zeros(column.size, dtype=dtype)
     ok = np.ones(column.size, dtype=bool)
     for position, value in enumerate(column.tolist()):
         try:
             values[position] = float(value) if kind == "float" else int(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             ok[position] = False
     bad = np.flatnonzero(~ok)
 
-    def message(i: int) -> Problem:
+    def message(i: int) -> str:
         text = column[bad[i]].decode(errors="replace")
         return not_number(name, text) if kind == "float" else not_whole(name, text)
 
     errors.add_each(line[bad], message)
     return values, ok
-
-
-def last_tag(data: bytes) -> str:
-    """The run tag (sixth field) of the last result line, which trec_eval reports as the
-    run's ``runid``; "" when that line has no tag."""
-    end = len(data)
-    while end > 0:
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        fields = data[start:end].split()
-        if fields and not fields[0].startswith(b"#"):
-            return fields[5].decode(errors="replace") if len(fields) >= 6 else ""
-        end = start
-    return ""

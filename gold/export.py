@@ -25,11 +25,12 @@ from .units import (
     unit_grades,
     units_for_level,
 )
-from .writers import GoldExport, QueryGold, write_jsonl, write_qrels, write_xlsx
+from .writers import GoldExport, QueryGold, write_beir, write_jsonl, write_qrels, write_xlsx
 
 FORMATS = {
     "jsonl": ("application/x-ndjson; charset=utf-8", "jsonl"),
     "qrels": ("text/plain; charset=utf-8", "qrels"),
+    "beir": ("text/tab-separated-values; charset=utf-8", "tsv"),
     "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
 }
 
@@ -155,7 +156,7 @@ def render_export(export: GoldExport, fmt: str) -> bytes:
         write_xlsx(export, out)
         return out.getvalue()
     text = io.StringIO()
-    (write_jsonl if fmt == "jsonl" else write_qrels)(export, text)
+    {"jsonl": write_jsonl, "qrels": write_qrels, "beir": write_beir}[fmt](export, text)
     return text.getvalue().encode("utf-8")
 
 

@@ -107,7 +107,12 @@ class ExportForm(forms.Form):
     level = forms.CharField(max_length=200, initial="documents")
     mapping = forms.CharField(max_length=40, required=False)
     format = forms.ChoiceField(
-        choices=[("jsonl", "JSONL"), ("qrels", "TREC qrels"), ("xlsx", "Excel")]
+        choices=[
+            ("jsonl", "JSONL"),
+            ("qrels", "TREC qrels"),
+            ("beir", "BEIR qrels (TSV)"),
+            ("xlsx", "Excel"),
+        ]
     )
 
     def __init__(self, *args, levels: list[str], **kwargs):

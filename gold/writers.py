@@ -77,6 +77,15 @@ def write_qrels(export: GoldExport, out: IO[str]) -> None:
             out.write(f"{query.qid} 0 {as_token(unit)} {grade}\n")
 
 
+def write_beir(export: GoldExport, out: IO[str]) -> None:
+    """BEIR's qrels: a ``query-id corpus-id score`` header, then one tab-separated line
+    per judged unit, in the order of ``write_qrels``."""
+    out.write("query-id\tcorpus-id\tscore\n")
+    for query in sorted(export.queries, key=lambda q: q.qid):
+        for unit, grade in sorted(query.rel_map.items()):
+            out.write(f"{query.qid}\t{unit}\t{grade}\n")
+
+
 def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:
     """Sheets: about, queries, evidence, grades (one row per judged unit), agreement (the
     agreement of the set's annotators at the export's level). Queries in natural order

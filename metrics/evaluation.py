@@ -29,6 +29,7 @@ from gold.units import (
 )
 from numerics.mapping import MappingPolicy
 from numerics.measures import RunIndex, evaluate_index
+from numerics.measures.trec_eval import expand_measures
 from numerics.significance import bootstrap_cis
 
 from . import score_cache
@@ -395,6 +396,10 @@ def measure_name(template: str, k: int) -> str:
 
 
 def dashboard_measures(k: int, templates=DEFAULT_MEASURES) -> list[tuple[str, str]]:
-    """(engine name, column label) of the dashboard's measures at cutoff k."""
-    names = list(dict.fromkeys(measure_name(t, k) for t in templates))
+    """(engine name, column label) of the dashboard's measures at cutoff k: any name of
+    either vocabulary (``nDCG@10``, ``ndcg_cut.10``, ``map``), one with several
+    parameters standing for each (``P.5,10`` → ``P_5``, ``P_10``)."""
+    names = list(
+        dict.fromkeys(n for t in templates for n in expand_measures(measure_name(t, k)))
+    )
     return [(name, name) for name in names]

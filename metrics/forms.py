@@ -14,7 +14,7 @@ from gold.forms import MAPPING_CHOICES
 from gold.units import levels
 from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
-from numerics.measures import parse_measure
+from numerics.measures.trec_eval import expand_measures
 from web.errors import BadParameters
 
 from .access import MAX_ID
@@ -122,10 +122,11 @@ class DashboardForm(forms.Form):
             raise forms.ValidationError(_("Choose at most %(n)d measures.") % {"n": MAX_MEASURES})
         for template in measures:
             try:
-                parse_measure(measure_name(template, k))
+                expand_measures(measure_name(template, k))
             except ValueError as error:
                 raise forms.ValidationError(str(error)) from None
-        names = {measure_name(t, k) for t in measures or DEFAULT_MEASURES}
+        chosen = measures or DEFAULT_MEASURES
+        names = {n for t in chosen for n in expand_measures(measure_name(t, k))}
         charts = [measure_name(c, k) for c in self.requested_charts]
         if any(c not in names for c in charts):
             raise forms.ValidationError(_("The chart draws only the dashboard's measures."))
@@ -191,7 +192,7 @@ class MeasureChoiceForm(forms.Form):
             raise forms.ValidationError(_("Choose at most %(n)d measures.") % {"n": MAX_MEASURES})
         for template in measures:
             try:
-                parse_measure(measure_name(template, 10))
+                expand_measures(measure_name(template, 10))
             except ValueError as error:
                 raise forms.ValidationError(str(error)) from None
         data["measures"] = measures

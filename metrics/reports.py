@@ -17,7 +17,6 @@ from gold.units import (
     units_for_level,
 )
 from numerics.mapping import fragmentation
-from numerics.significance import against_baseline
 from numerics.spans import SpanArrays
 
 from . import charts
@@ -349,50 +348,3 @@ def p_text(p: float | None) -> str:
     if p is None:
         return "—"
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
-
-
-def comparison(
-    runs: list[Run], baseline: Run, setting: EvaluationSetting, names: list[str], delta: str
-) -> dict:
-    """Every run against the chosen baseline on several measures: paired randomization and
-    t-tests on the per-query values, Holm's correction over the runs within each measure,
-    and a per-query delta chart of each run on measure ``delta`` (one of ``names``)."""
-    others = [run for run in runs if run.pk != baseline.pk]
-    queries, values = aligned_values([baseline, *others], setting, names)
-    base, rest = values[0], values[1:]
-    measures = []
-    for name in names:
-        rows = against_baseline(base[name], [v[name] for v in rest])
-        for run, row in zip(others, rows, strict=True):
-            row["run"] = run
-            row["p_randomization_text"] = p_text(row["p_randomization"])
-            row["p_t_text"] = p_text(row["p_t"])
-            row["p_holm_text"] = p_text(row["p_holm"])
-        base_values = base[name]
-        measures.append(
-            {
-                "name": name,
-                "base_mean": float(base_values.mean()) if base_values.size else 0.0,
-                "rows": rows,
-            }
-        )
-    first = delta
-    return {
-        "baseline": baseline,
-        "n_queries": int(queries.size),
-        "measures": measures,
-        "deltas": [
-            {
-                "run": run,
-                "measure": first,
-                "values": (run_values[first] - base[first]).tolist(),
-                "chart": charts.delta_chart(
-                    _("%(measure)s: %(run)s − %(baseline)s, per query")
-                    % {"measure": first, "run": run.name, "baseline": baseline.name},
-                    (run_values[first] - base[first]).tolist(),
-                    first,
-                ),
-            }
-            for run, run_values in zip(others, rest, strict=True)
-        ],
-    }

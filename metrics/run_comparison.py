@@ -6,19 +6,42 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from formats import read_qrels
+from numerics.comparison import SEED, compare
 from numerics.measures.trec_eval import Column, summarise, values
-from numerics.significance import against_baseline
 
 from .trec_files import judge_run
 
 FORMATS = ("text", "json", "csv", "latex")
 # Markers after a value: significantly different from the baseline after Holm's correction.
 RANDOMIZATION, T_TEST = "†", "‡"
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A run compared from a file: its name."""
+
+    name: str
+
+
+SUMMARY_ONLY = (
+    "%(names)s: summary only (no per-query value to test); compare tests per-query "
+    "values — use trec_eval or evaluate for it"
+)
+
+
+def per_query_columns(columns: list[Column]) -> list[Column]:
+    """The columns a comparison tests; a summary-only one (``gm_map``, ``num_q``,
+    ``runid``) is refused with ``ValueError`` naming it."""
+    summary = [c.name for c in columns if not c.per_query or c.summary in ("runid", "gmean")]
+    if summary:
+        raise ValueError(SUMMARY_ONLY % {"names": ", ".join(summary)})
+    return columns
 
 
 def compare_files(
@@ -32,48 +55,54 @@ def compare_files(
 ) -> dict:
     """Every run's score on every measure over every qrels query (a query a run misses
     counts 0, trec_eval -c, so that all runs are paired on the same queries), with the
-    paired randomization and t-tests against run ``baseline`` and Holm's correction over
-    the runs compared, per measure — the web comparison's statistics."""
+    comparison of the pages and the API (``numerics.comparison.compare``: queries in
+    canonical order, the same seed) against run ``baseline``."""
+    columns = per_query_columns(columns)
     judged = read_qrels(qrels_path)
     runs = [judge_run(judged, path) for path in run_paths]
-    names = [Path(p).name for p in run_paths]
-    columns = [c for c in columns if c.per_query and c.summary != "runid"]
+    files = [RunFile(Path(p).name) for p in run_paths]
     per_run = [values(run.rows, columns, rel) for run in runs]
+    names = [c.name for c in columns]
+    order = [baseline] + [i for i in range(len(runs)) if i != baseline]
+    comparison = compare(
+        runs[0].qids,
+        files[baseline],
+        [files[i] for i in order[1:]],
+        [per_run[i] for i in order],
+        names,
+        alpha=alpha,
+    )
     kept = np.ones(len(runs[0].qids), dtype=bool)
-    table: dict[str, dict] = {name: {} for name in names}
-    others = [i for i in range(len(runs)) if i != baseline]
+    table: dict[str, dict] = {f.name: {} for f in files}
     for column in columns:
-        base = per_run[baseline][column.name]
-        tests = against_baseline(base, [per_run[i][column.name] for i in others], alpha=alpha)
+        measured = comparison.measure(column.name)
         for i, run_values in enumerate(per_run):
             cell = {"value": _shown_value(column, run_values[column.name], kept)}
             if i != baseline:
-                test = tests[others.index(i)]
+                row = measured.rows[order.index(i) - 1]
                 cell |= {
-                    k: test[k]
-                    for k in (
-                        "delta",
-                        "p_randomization",
-                        "p_holm",
-                        "p_t",
-                        "p_t_holm",
-                        "significant",
-                        "significant_t",
-                    )
+                    "delta": row.delta,
+                    "p_randomization": row.p_randomization,
+                    "p_holm": row.p_holm,
+                    "p_t": row.p_t,
+                    "p_t_holm": row.p_t_holm,
+                    "significant": row.significant,
+                    "significant_t": row.significant_t,
                 }
-            table[names[i]][column.name] = cell
+            table[files[i].name][column.name] = cell
     return {
         "qrels": Path(qrels_path).name,
-        "queries": len(runs[0].qids),
-        "baseline": names[baseline],
+        "queries": comparison.n_queries,
+        "baseline": files[baseline].name,
         "alpha": alpha,
-        "measures": [c.name for c in columns],
+        "seed": SEED,
+        "measures": names,
         "runs": table,
     }
 
 
 def _shown_value(column: Column, per_query: np.ndarray, kept: np.ndarray) -> float:
-    """The mean (geometric for gm_map); counts are shown as means per query here."""
+    """The mean; counts are shown as means per query here."""
     if column.summary == "sum":
         return float(per_query.mean()) if per_query.size else 0.0
     return summarise(column, per_query, kept)

@@ -206,7 +206,8 @@ RUN_KIND = ImportKind(
     FORMATS,
     _load,
     help=_(
-        "TREC run (`qid Q0 id rank score tag`), JSONL (`qid`, `retrieved`, `scores`) or "
+        "TREC run (`qid Q0 id rank score tag`; gzip too), TSV (`qid docid score`), JSONL "
+        "(`qid`, `retrieved`, `scores`), BEIR-style JSON (`{qid: {id: score}}`) or "
         "CSV/XLSX columns `qid`, `docid|chunk_id`, `score|rank`. Chunk runs name their "
         "chunking."
     ),

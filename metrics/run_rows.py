@@ -1,9 +1,9 @@
 """A run file's rows with the project's primary keys, from whichever reader fits the file.
 
-A regular TREC file is read by the columnar reader (``formats.columnar``: polars, a
-block of text at a time) and its ids matched to the project's by a hash join, so that a
-10,000,000-line run imports in well under 1 GB; every other file — or one that repeats
-a result — by ``formats.read_run``, which names every bad line. Either way the importer
+A TREC or TSV run is read by the one TREC reader into a ``RunFrame`` (polars, a block
+of text at a time) and its ids matched to the project's by a hash join, so that a
+10,000,000-line run imports in well under 1 GB; JSONL, JSON, CSV and XLSX files by
+``formats.read_run``. Both name every bad line. Either way the importer
 sees the same ``RunRows``: a primary key per row (-1 where the project lacks the id),
 scores, line numbers, and the ids of any rows it must name in an error.
 """
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from formats import FileRejected, LineErrors, Ranked, check_file, detect_format, read_run
-from formats.columnar import RunFrame, read_regular_run
+from formats import LineErrors, Ranked, check_file, read_run
+from formats.arrays import RUN_LAYOUTS, run_format
+from formats.columnar import RunFrame, read_trec_run
 
 
 class RunRows:
@@ -64,26 +65,15 @@ def read_rows(
 ) -> RunRows:
     """The run's rows with ``query_pks`` and ``item_pks`` looked up; bad lines go to
     ``errors`` (and are left out), as ``read_run`` does."""
-    frame = _regular(Path(path), fmt, max_bytes)
-    if frame is None:
+    fmt = run_format(path, fmt)
+    if fmt not in RUN_LAYOUTS:
         ranked = read_run(path, fmt, errors=errors, max_bytes=max_bytes, progress=progress)
         return CheckedRows(ranked, query_pks, item_pks)
+    check_file(Path(path), max_bytes)
+    frame = read_trec_run(path, RUN_LAYOUTS[fmt], errors=errors, max_bytes=max_bytes)
     if progress is not None:
         progress(1.0)
     return ColumnarRows(frame, query_pks, item_pks)
-
-
-def _regular(path: Path, fmt: str | None, max_bytes: int | None) -> RunFrame | None:
-    """The file through the columnar reader, or None when the checked reader must read
-    it (another format, a file it would refuse, an irregular line, a repeated result)."""
-    try:
-        if detect_format(path, fmt, default="trec") != "trec":
-            return None
-        check_file(path, max_bytes)
-    except FileRejected:
-        return None
-    frame = read_regular_run(path)
-    return None if frame is None or frame.repeated() else frame
 
 
 def _pks(ids: np.ndarray, pks: dict[str, int]) -> np.ndarray:
@@ -116,8 +106,8 @@ class CheckedRows(RunRows):
 
 
 class ColumnarRows(RunRows):
-    """From the columnar reader: item ids are matched by a hash join, a block of rows at
-    a time; row i is line i + 1."""
+    """From a ``RunFrame``: item ids are matched by a hash join, a block of rows at a
+    time."""
 
     def __init__(self, frame: RunFrame, query_pks: dict[str, int], item_pks: dict[str, int]):
         self._frame, self._item_pks = frame, item_pks
@@ -127,7 +117,7 @@ class ColumnarRows(RunRows):
         self.size = frame.query.size
 
     def lines(self, rows):
-        return np.asarray(rows, dtype=np.int64) + 1
+        return self._frame.lines(rows)
 
     def query_ids(self, rows, *, distinct=False):
         return _names(self._frame.qids, self._frame.query[rows], distinct)

@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from formats import FileRejected, Judged, encode, read_qrels, read_run
-from formats.columnar import read_regular_run
+from formats.arrays import RUN_LAYOUTS, run_format
+from formats.columnar import RunFrame, read_trec_run
 from formats.errors import define, gettext_noop
 from numerics.measures.ranking import JudgedRows, judged_rows, judged_rows_of_run
-from numerics.measures.trec_eval import Column, report_lines, summarise, values
+from numerics.measures.trec_eval import Column, report_lines, restricted, summarise, values
 
 NO_COMMON_QUERY = define(
     "evaluate.no_common_query",
@@ -41,13 +42,13 @@ def judge_files(qrels_path: str | Path, run_path: str | Path) -> JudgedRun:
 
 
 def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
-    """A run file joined with qrels already read (``compare`` reads them once). A regular
-    TREC file takes the columnar reader (no global ordering of ids), any other the
-    checked reader, which names every bad line; both give the same rows."""
-    fast = _judge_regular(judged, run_path)
-    if fast is not None:
-        return fast
-    ranked = read_run(run_path)
+    """A run file joined with qrels already read (``compare`` reads them once). A TREC or
+    TSV run (a path or ``-``, plain or gzip) is read as a ``RunFrame`` (no global ordering
+    of ids), JSONL, JSON, CSV and XLSX row by row; both give the same rows."""
+    fmt = run_format(run_path)
+    if fmt in RUN_LAYOUTS:
+        return judge_frame(judged, read_trec_run(run_path, RUN_LAYOUTS[fmt]), run_path)
+    ranked = read_run(run_path, fmt)
     encoded = encode(judged, ranked)
     if not encoded.in_run.any():
         raise _no_common_query(run_path)
@@ -71,13 +72,16 @@ def trec_eval_lines(
     complete: bool = False,
     queries: bool = False,
     summary: bool = True,
+    max_per_topic: int | None = None,
+    judged_only: bool = False,
 ) -> list[str]:
     """trec_eval's output for ``columns``: averaged over the queries of the run that the
-    qrels judge, or over every qrels query with ``complete`` (``-c``). With ``-c``,
-    trec_eval's ``num_rel`` summary counts every judgment above grade 0 whatever the
-    level (``m_num_rel.c``); so does this."""
+    qrels judge, or over every qrels query with ``complete`` (``-c``); ``-M`` and ``-J``
+    as ``restricted`` says. With ``-c``, trec_eval's ``num_rel`` summary counts every
+    judgment above grade 0 whatever the level (``m_num_rel.c``); so does this."""
     kept = np.ones(len(judged.qids), dtype=bool) if complete else judged.in_run
-    per_query = values(judged.rows, columns, level)
+    rows = restricted(judged.rows, max_per_topic=max_per_topic, judged_only=judged_only)
+    per_query = values(rows, columns, level)
     overrides = {}
     if complete:
         overrides["num_rel"] = float(np.count_nonzero(judged.rows.qrel_grade > 0))
@@ -128,12 +132,8 @@ def _no_common_query(run_path: str | Path) -> FileRejected:
     return FileRejected([NO_COMMON_QUERY()], source=Path(run_path).name)
 
 
-def _judge_regular(judged: Judged, run_path: str | Path) -> JudgedRun | None:
-    """The columnar path: None when the file is not regular or repeats a result (the
-    checked reader then reports it by line)."""
-    frame = read_regular_run(run_path)
-    if frame is None or frame.repeated():
-        return None
+def judge_frame(judged: Judged, frame: RunFrame, run_path: str | Path) -> JudgedRun:
+    """A run's frame joined with the qrels by hash (``RunFrame.matches``)."""
     n_queries = judged.qids.size
     at = np.minimum(np.searchsorted(judged.qids, frame.qids), max(n_queries - 1, 0))
     known = judged.qids[at] == frame.qids if n_queries else np.zeros(frame.qids.size, bool)

@@ -32,12 +32,13 @@ from annotator.access import (
 from annotator.labels import change_label
 from annotator.models import Membership, Query
 from gold.units import levels, units_for_level
-from web.errors import answers_bad_parameters
+from web.errors import BadParameters, answers_bad_parameters
 from web.htmx import for_htmx
 from web.sections import sections
 
 from . import charts, reports
 from .access import get_run_for_user, project_run
+from .compared import chosen_runs, compare_runs
 from .evaluation import (
     LOW_COVERAGE,
     MEASURE_CATALOGUE,
@@ -269,7 +270,9 @@ def judge(request: HttpRequest, slug: str, pk: int, qid: str) -> HttpResponse:
 @require_GET
 @for_htmx("metrics/partials/compare_table.html")
 def compare(request: HttpRequest, slug: str) -> HttpResponse:
-    """Runs against a chosen baseline on the setting's measures (archived runs excluded)."""
+    """Runs against a chosen baseline on the setting's measures, chosen as the API chooses
+    them (``metrics.compared``): a run that cannot be measured at the level is named in
+    a 400, never left out."""
     project, membership = get_project_for_user(request, slug)
     form = _valid_form(request, membership)
     ids = request.GET.getlist("runs")
@@ -277,25 +280,42 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(_("Bad comparison parameters."))
     setting = form.setting()
     baseline_pk = form.cleaned_data["baseline"]
-    wanted = [int(i) for i in ids]
-    if baseline_pk and baseline_pk not in wanted:
-        wanted.insert(0, baseline_pk)
     active = Run.objects.filter(project=project).active().select_related("chunking")
-    runs = list(active.filter(pk__in=wanted).without_results())
-    runs.sort(key=lambda r: wanted.index(r.pk))
-    runs = [r for r in runs if setting.can_evaluate(r)]
-    baseline = next((r for r in runs if r.pk == baseline_pk), runs[0] if runs else None)
     context = {
         "project": project,
         "membership": membership,
         "setting": setting,
         "all_runs": active.without_results(),
-        "selected": [r.pk for r in runs],
-        "baseline": baseline,
+        "selected": [int(i) for i in ids],
+        "baseline": None,
+        "comparison": None,
+        "problem": "",
     }
-    if len(runs) >= 2:
-        delta = setting.chart_names[0]
-        context.update(reports.comparison(runs, baseline, setting, setting.names, delta))
+    if not ids:
+        return TemplateResponse(request, "metrics/compare.html", context)
+    try:
+        runs = chosen_runs(project, setting, [int(i) for i in ids], baseline_pk)
+    except BadParameters as error:
+        context["problem"] = str(error)
+        return TemplateResponse(request, "metrics/compare.html", context, status=400)
+    comparison = compare_runs(runs, setting, setting.names)
+    delta = setting.chart_names[0]
+    context |= {
+        "baseline": comparison.baseline,
+        "comparison": comparison,
+        "deltas": [
+            {
+                "run": run,
+                "chart": charts.delta_chart(
+                    _("%(measure)s: %(run)s − %(baseline)s, per query")
+                    % {"measure": delta, "run": run.name, "baseline": comparison.baseline.name},
+                    comparison.differences(run, delta).tolist(),
+                    delta,
+                ),
+            }
+            for run in comparison.others
+        ],
+    }
     return TemplateResponse(request, "metrics/compare.html", context)
 
 

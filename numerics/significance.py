@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -314,38 +315,73 @@ def wins_ties_losses(a, b, eps: float = 1e-12) -> tuple[int, int, int]:
     return int((d > eps).sum()), int((np.abs(d) <= eps).sum()), int((d < -eps).sum())
 
 
-def against_baseline(base, others, *, alpha: float = 0.05, seed: int = 0) -> list[dict]:
+@dataclass(frozen=True)
+class BaselineTest:
+    """A run's per-query values against the baseline's: means, the paired tests and
+    Holm's correction (``p_holm`` for randomization, ``p_t_holm`` for t), the 95 %
+    bootstrap interval of the mean difference [``low``, ``high``]."""
+
+    mean: float
+    delta: float
+    wins: int
+    ties: int
+    losses: int
+    p_randomization: float | None
+    p_t: float | None
+    low: float | None
+    high: float | None
+    p_holm: float | None = None
+    p_t_holm: float | None = None
+    significant: bool = False
+    significant_t: bool = False
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return None if self.low is None else (self.low, self.high)
+
+
+def against_baseline(base, others, *, alpha: float = 0.05, seed: int = 0) -> list[BaselineTest]:
     """Each run's per-query values against the baseline's (same queries, same order):
     mean, delta, wins/ties/losses, the 95 % bootstrap interval of the difference, the
     paired randomization and t-tests, and both p-values after Holm's correction over the
-    comparisons (``p_holm`` for randomization, ``p_t_holm`` for t); ``significant`` when
-    the randomization test's corrected p is below ``alpha``. The web comparison and
-    ``manage.py compare`` both report this."""
+    comparisons; ``significant`` when the randomization test's corrected p is below
+    ``alpha`` (``significant_t``: the t-test's). ``numerics.comparison`` runs it for
+    every comparison Assay makes."""
     base = np.asarray(base, dtype=np.float64)
     rows = []
     for values in others:
         values = np.asarray(values, dtype=np.float64)
         t = paired_t_test(values, base)
         interval = diff_ci(values, base, seed=seed)
+        wins, ties, losses = wins_ties_losses(values, base)
         rows.append(
-            {
-                "mean": float(values.mean()) if values.size else 0.0,
-                "delta": float(values.mean() - base.mean()) if values.size else 0.0,
-                "wtl": wins_ties_losses(values, base),
-                "p_randomization": paired_randomization_test(values, base, seed=seed),
-                "p_t": t[1] if t else None,
-                "low": interval[0] if interval else None,
-                "high": interval[1] if interval else None,
-            }
+            BaselineTest(
+                mean=float(values.mean()) if values.size else 0.0,
+                delta=float(values.mean() - base.mean()) if values.size else 0.0,
+                wins=wins,
+                ties=ties,
+                losses=losses,
+                p_randomization=paired_randomization_test(values, base, seed=seed),
+                p_t=t[1] if t else None,
+                low=interval[0] if interval else None,
+                high=interval[1] if interval else None,
+            )
         )
-    for key, corrected in (("p_randomization", "p_holm"), ("p_t", "p_t_holm")):
-        known = [i for i, row in enumerate(rows) if row[key] is not None]
-        adjusted = holm([rows[i][key] for i in known])
-        for row in rows:
-            row[corrected] = None
-        for i, p in zip(known, adjusted, strict=True):
-            rows[i][corrected] = float(p)
-    for row in rows:
-        row["significant"] = row["p_holm"] is not None and row["p_holm"] < alpha
-        row["significant_t"] = row["p_t_holm"] is not None and row["p_t_holm"] < alpha
-    return rows
+    corrected = {}
+    for key in ("p_randomization", "p_t"):
+        known = [i for i, row in enumerate(rows) if getattr(row, key) is not None]
+        adjusted = holm([getattr(rows[i], key) for i in known])
+        corrected[key] = dict(zip(known, (float(p) for p in adjusted), strict=True))
+    out = []
+    for i, row in enumerate(rows):
+        p_holm, p_t_holm = corrected["p_randomization"].get(i), corrected["p_t"].get(i)
+        out.append(
+            replace(
+                row,
+                p_holm=p_holm,
+                p_t_holm=p_t_holm,
+                significant=p_holm is not None and p_holm < alpha,
+                significant_t=p_t_holm is not None and p_t_holm < alpha,
+            )
+        )
+    return out

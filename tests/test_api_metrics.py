@@ -176,3 +176,150 @@ def test_openapi_lists_every_api_path(client):
         "/api/p/{slug}/compare/",
         "/api/p/{slug}/runs/{id}/gate/",
     }
+
+
+@pytest.fixture
+def twenty(personas):
+    """A project of 20 queries created out of byte order (q7, q13, q1 …), graded by one
+    person at document level, and two document runs: enough queries that the
+    randomization test samples (2^20 sign flips > 10,000), so query order matters."""
+    import numpy as np
+
+    from annotator.labels import Evidence, change_label
+    from annotator.models import Document, Query
+    from metrics.models import Run
+
+    project = personas["project"]
+    rng = np.random.default_rng(3)
+    docs = [
+        Document.objects.create(project=project, doc_id=f"d{i}", text=f"text {i} " * 5)
+        for i in range(12)
+    ]
+    order = rng.permutation(20)
+    queries = [Query.objects.create(project=project, qid=f"q{i}", text=f"q {i}") for i in order]
+    qrels, runs = [], {"classic": [], "bm25": []}
+    for query in queries:
+        for doc in rng.choice(docs, 4, replace=False):
+            grade = int(rng.integers(0, 4))
+            change_label(
+                query=query,
+                annotator=personas["annotator"],
+                evidence=Evidence.for_document(doc),
+                grade=grade,
+            )
+            qrels.append(f"{query.qid} 0 {doc.doc_id} {grade}")
+    stored = {}
+    for name in runs:
+        scores = rng.random((len(queries), len(docs)))
+        run = Run(project=project, name=name, level="document")
+        run.set_results(
+            np.repeat([q.pk for q in queries], len(docs)),
+            np.tile([d.pk for d in docs], len(queries)),
+            scores.ravel(),
+        )
+        run.save()
+        stored[name] = run
+        for query, row in zip(queries, scores, strict=True):
+            runs[name] += [
+                f"{query.qid} Q0 {doc.doc_id} 1 {float(score)!r} {name}"
+                for doc, score in zip(docs, row, strict=True)
+            ]
+    return {"qrels": qrels, "lines": runs, "runs": stored}
+
+
+def test_cli_page_and_api_give_the_same_p_values_for_the_same_data(
+    personas, twenty, tokens, tmp_path, login
+):
+    # The API took the queries in primary-key order, the CLI in qid order: the seeded
+    # randomization test gave different p-values (0.0025 vs 0.0037 on the demo).
+    import json
+
+    (tmp_path / "qrels").write_text("\n".join(twenty["qrels"]) + "\n")
+    for name, lines in twenty["lines"].items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    out = io.StringIO()
+    call_command(
+        "compare",
+        str(tmp_path / "qrels"),
+        str(tmp_path / "classic"),
+        str(tmp_path / "bm25"),
+        "-m",
+        "map",
+        "-m",
+        "ndcg_cut.10",
+        "-m",
+        "P_5",
+        "--format",
+        "json",
+        stdout=out,
+    )
+    cli = json.loads(out.getvalue())["runs"]["bm25"]
+    classic, bm25 = twenty["runs"]["classic"], twenty["runs"]["bm25"]
+    body = api(
+        "compare",
+        tokens["viewer"],
+        runs=f"{classic.pk},{bm25.pk}",
+        level="documents",
+        gold="live",
+        measure=["map", "ndcg_cut.10", "P_5"],  # trec_eval's names: 400 before
+    ).json()
+    assert body["queries"] == 20 and body["seed"] == 0
+    printed = {"map": "map", "ndcg_cut.10": "ndcg_cut_10", "P_5": "P_5"}  # as trec_eval
+    for name, cli_name in printed.items():
+        (row,) = body["measures"][name]["runs"]
+        for key in ("delta", "p_randomization", "p_holm", "p_t", "p_t_holm"):
+            expected = cli[cli_name][key]
+            assert row[key] == pytest.approx(expected, rel=1e-12, abs=1e-15), (name, key)
+        assert row["significant"] == cli[cli_name]["significant"]
+        assert row["significant_t"] == cli[cli_name]["significant_t"]  # the CLI's t column
+    page = login(personas["viewer"]).get(
+        test_metrics_views.url(
+            "compare", level="documents", gold="live", runs=[classic.pk, bm25.pk], measure="map"
+        )
+    )
+    (row,) = page.context["comparison"].measure("map").rows
+    assert row.p_randomization == pytest.approx(cli["map"]["p_randomization"], rel=1e-12)
+
+
+def test_every_status_the_endpoints_answer_is_in_the_openapi_description(
+    client, personas, bench, tokens
+):
+    # Annotators got a 403 on metrics, compare and gate that the description left out.
+    from api.openapi import SPEC
+
+    tokens = tokens | {"annotator": ApiToken.create_for(personas["annotator"], "ci")[1]}
+    dense, bm25 = bench["runs"]
+    calls = {
+        "/api/p/{slug}/runs/{id}/metrics/": ("run_metrics", [dense.pk], {"level": "halves"}),
+        "/api/p/{slug}/compare/": ("compare", [], {"runs": f"{dense.pk},{bm25.pk}"}),
+        "/api/p/{slug}/runs/{id}/gate/": (
+            "gate",
+            [dense.pk],
+            {"baseline": bm25.pk, "measure": "P@10", "max_drop": 0.5, "level": "halves"},
+        ),
+        "/api/p/{slug}/runs/": ("upload_run", [], {}),
+        "/api/p/{slug}/gold/": ("gold_list", [], {}),
+    }
+    for path, (name, args, params) in calls.items():
+        documented = set(SPEC["paths"][path]["get"]["responses"])
+        for who in ("owner", "viewer", "annotator", "outsider", "nobody"):
+            token = tokens.get(who, "assay_nope")
+            for query in (params, {**params, "level": "nowhere"}):
+                status = api(name, token, *args, **query).status_code
+                assert str(status) in documented, (path, who, query, status)
+
+
+def test_the_gold_export_carries_its_policy_and_writes_beir_qrels(personas, bench, tokens):
+    import json
+
+    from gold.services import ConsensusPolicy, freeze_gold_set
+
+    gold_set = freeze_gold_set(bench["project"], "release", policy=ConsensusPolicy())
+    response = api("gold_export", tokens["owner"], gold_set.pk, format="qrels")
+    assert response.status_code == 200
+    # The page's download carried it; the API's did not: a qrels file has no room for it.
+    assert json.loads(response["Assay-Policy"])["level"] == "documents"
+    beir = api("gold_export", tokens["owner"], gold_set.pk, format="beir")
+    lines = beir.content.decode().splitlines()
+    assert lines[0] == "query-id\tcorpus-id\tscore" and len(lines[1].split("\t")) == 3
+    assert "Assay-Policy" in beir

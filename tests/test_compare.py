@@ -31,8 +31,8 @@ def test_baseline_is_the_one_chosen_not_the_first_by_name(login, personas, bench
         )
     )
     assert page.status_code == 200 and page.context["baseline"] == dense
-    measures = page.context["measures"]
-    assert [m["name"] for m in measures] == ["P@3", "MRR@3", "nDCG@3"]
+    measures = page.context["comparison"].measures
+    assert [m.name for m in measures] == ["P@3", "MRR@3", "nDCG@3"]
     body = page.content.decode()
     assert (
         "selected>dense &lt;b&gt;</option>" in body.split('id="baseline"')[1].split("</select>")[0]
@@ -48,16 +48,16 @@ def test_baseline_is_the_one_chosen_not_the_first_by_name(login, personas, bench
     setting = form.setting()
     _queries, values = aligned_values([dense, bm25, docs], setting, ["P@3", "MRR@3", "nDCG@3"])
     for measure in measures:
-        name = measure["name"]
-        assert [r["run"] for r in measure["rows"]] == [bm25, docs]
+        name = measure.name
+        assert [r.run for r in measure.rows] == [bm25, docs]
         expected_p = [paired_randomization_test(v[name], values[0][name]) for v in values[1:]]
-        assert [r["p_randomization"] for r in measure["rows"]] == pytest.approx(expected_p)
+        assert [r.p_randomization for r in measure.rows] == pytest.approx(expected_p)
         # Holm within each measure, over the runs compared with the baseline.
-        assert [r["p_holm"] for r in measure["rows"]] == pytest.approx(list(holm(expected_p)))
+        assert [r.p_holm for r in measure.rows] == pytest.approx(list(holm(expected_p)))
         t = [paired_t_test(v[name], values[0][name]) for v in values[1:]]
-        assert [r["p_t"] for r in measure["rows"]] == [x[1] if x else None for x in t]
-        for row, v in zip(measure["rows"], values[1:], strict=True):
-            assert row["delta"] == pytest.approx(v[name].mean() - values[0][name].mean())
+        assert [r.p_t for r in measure.rows] == [x[1] if x else None for x in t]
+        for row, v in zip(measure.rows, values[1:], strict=True):
+            assert row.delta == pytest.approx(v[name].mean() - values[0][name].mean())
     # A delta chart per run, each with an axis (tick numbers) and its run's name.
     charts = re.findall(r'<div class="chart delta-chart" data-run="([^"]+)">', body)
     assert charts == ["bm25", "docs"]
@@ -72,18 +72,34 @@ def test_baseline_outside_the_ticked_runs_joins_them(login, personas, bench):
         url("compare", level="halves", runs=[bm25.pk], baseline=dense.pk)
     )
     assert page.context["baseline"] == dense
-    assert [r["run"] for r in page.context["measures"][0]["rows"]] == [bm25]
+    assert [r.run for r in page.context["comparison"].measures[0].rows] == [bm25]
 
 
-def test_archived_runs_leave_comparisons(login, personas, bench):
+def test_archived_runs_are_not_offered_but_compare_when_named(login, personas, bench):
+    # One rule for the page and the API: a run named in the URL is compared or refused
+    # with a reason, never dropped without a word.
     from django.utils import timezone
 
     dense, bm25 = bench["runs"]
     bm25.archived_at = timezone.now()
     bm25.save()
     page = login(personas["viewer"]).get(url("compare", level="halves", runs=[dense.pk, bm25.pk]))
-    assert page.context["selected"] == [dense.pk] and "measures" not in page.context
+    assert [r.run for r in page.context["comparison"].measures[0].rows] == [bm25]
     assert bm25 not in list(page.context["all_runs"])
+
+
+def test_a_run_the_level_cannot_measure_is_refused_as_the_api_refuses_it(
+    login, personas, bench
+):
+    # The page dropped it and compared the rest; the API answered 400. Now both name it.
+    dense, bm25 = bench["runs"]
+    docs = bench["doc_run"]
+    page = login(personas["viewer"]).get(
+        url("compare", level="halves", runs=[dense.pk, bm25.pk, docs.pk])
+    )
+    assert page.status_code == 400
+    assert page.context["problem"] == "These runs cannot be evaluated at that level: docs."
+    assert b"These runs cannot be evaluated at that level: docs." in page.content
 
 
 @pytest.mark.parametrize(

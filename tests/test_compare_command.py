@@ -52,7 +52,7 @@ def test_json_holds_the_same_tests_as_the_web_comparison():
         for run, test in zip(RUNS[:2], expected, strict=True):
             cell = result["runs"][run.name][measure]
             for key in ("delta", "p_randomization", "p_holm", "p_t", "p_t_holm", "significant"):
-                assert cell[key] == test[key], (run.name, measure, key)
+                assert cell[key] == getattr(test, key), (run.name, measure, key)
             assert cell["value"] == pytest.approx(per_run[RUNS.index(run)].mean(), abs=1e-12)
         assert set(result["runs"][RUNS[2].name][measure]) == {"value"}
     assert result["runs"][RUNS[0].name]["map"]["value"] == pytest.approx(0.2914, abs=5e-5)
@@ -86,3 +86,20 @@ def test_bad_invocations_are_clear_errors():
         compare(QRELS, RUNS[0], RUNS[1], "--baseline", "other.run")
     with pytest.raises(CommandError, match="unknown measure"):
         compare(QRELS, RUNS[0], RUNS[1], "-m", "Precision@5")
+
+
+@pytest.mark.parametrize("measure", ["gm_map", "num_q", "runid", "official"])
+def test_summary_only_measures_are_refused_not_dropped(measure):
+    # They were left out without a word (exit 0): a comparison tests per-query values.
+    with pytest.raises(CommandError, match="summary only"):
+        compare(QRELS, RUNS[0], RUNS[1], "-m", "map", "-m", measure)
+
+
+def test_trec_eval_measures_with_parameters_and_printed_names_compare():
+    result = json.loads(
+        compare(
+            QRELS, RUNS[0], RUNS[1], "-m", "P.5,10", "-m", "Rprec_mult_0.20", "--format", "json"
+        )
+    )
+    assert result["measures"] == ["P_5", "P_10", "Rprec_mult_0.20"]
+    assert result["seed"] == 0

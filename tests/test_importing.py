@@ -227,7 +227,7 @@ def test_file_level_problems(project, tmp_path, settings):
     assert failure("documents", project, write(tmp_path / "e.jsonl", "")) == ["the file is empty"]
     latin1 = write(tmp_path / "l.csv", "doc_id,text\n1,caf\xe9\n".encode("latin-1"))
     assert failure("documents", project, latin1)[0].startswith("the file is not UTF-8 text")
-    fake = write(tmp_path / "f.xlsx", "doc_id,text\n1,a\n")
+    fake = write(tmp_path / "f.xlsx", b"\x00\x01 not a workbook")
     assert failure("documents", project, fake) == ["the file is not an Excel workbook (.xlsx)"]
     settings.ASSAY_MAX_UPLOAD_BYTES = 10
     big = write(tmp_path / "b.jsonl", jsonl({"doc_id": "1", "text": "long enough"}))

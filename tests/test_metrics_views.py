@@ -237,9 +237,9 @@ def test_compare_two_and_several_runs(login, personas, bench):
     page = client.get(url("compare", level="halves", runs=[a.pk, b.pk]))
     assert page.status_code == 200
     assert page.context["baseline"] == a  # no baseline given: the first run of the URL
-    ndcg = next(m for m in page.context["measures"] if m["name"] == "nDCG@10")
-    row = ndcg["rows"][0]
-    assert sum(row["wtl"]) == 4 and 0 < row["p_randomization"] <= 1
+    ndcg = page.context["comparison"].measure("nDCG@10")
+    row = ndcg.rows[0]
+    assert row.wins + row.ties + row.losses == 4 and 0 < row.p_randomization <= 1
     assert b"delta-chart" in page.content and b"Holm" in page.content
     assert b'href="data:image/svg+xml;charset=utf-8,%3Csvg' in page.content
     several = client.get(
@@ -247,7 +247,7 @@ def test_compare_two_and_several_runs(login, personas, bench):
         HTTP_HX_REQUEST="true",
     )
     assert b"<html" not in several.content
-    assert all(len(m["rows"]) == 2 for m in several.context["measures"])
+    assert all(len(m.rows) == 2 for m in several.context["comparison"].measures)
     assert client.get(url("compare", runs=["x"])).status_code == 400
 
 

@@ -213,7 +213,7 @@ def test_own_level_reaches_run_page_drilldown_and_compare(login, personas, two_c
         + f"?level=own&runs={small.pk}&runs={large.pk}&runs={runs['docs'].pk}"
     )
     assert compare.status_code == 200 and compare.context["baseline"] == small
-    assert all(len(m["rows"]) == 2 for m in compare.context["measures"])
+    assert all(len(m.rows) == 2 for m in compare.context["comparison"].measures)
 
 
 @pytest.mark.slow

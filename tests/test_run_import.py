@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 
 from annotator.models import Chunk, Document, Query
 from formats import FileRejected, LineErrors
+from formats import trec as trec_reader
 from metrics import run_rows
 from metrics.models import Run
 from metrics.run_import import import_run
@@ -161,7 +162,7 @@ def test_cranfield_run_imports_whole(personas, tmp_path):
 
 
 @pytest.mark.parametrize("keep_known", [False, True])
-def test_regular_trec_files_take_the_columnar_reader_with_the_same_checks(
+def test_trec_files_read_fast_or_checked_get_the_same_checks(
     project, tmp_path, monkeypatch, keep_known
 ):
     text = "q1 Q0 d1 1 2.5 t\nq9 Q0 d1 1 1 t\nq1 Q0 d9 2 1 t\nq2 Q0 d2 1 7 t\nq9 Q0 d8 3 0.5 t\n"
@@ -172,8 +173,9 @@ def test_regular_trec_files_take_the_columnar_reader_with_the_same_checks(
     assert rows.lines(np.array([0, 4])).tolist() == [1, 5]
     outcomes = []
     for name in ("columnar", "checked"):
-        if name == "checked":  # every file now takes the checked reader
-            monkeypatch.setattr(run_rows, "read_regular_run", lambda path: None)
+        if name == "checked":  # every block now takes the checked way
+            monkeypatch.setattr(trec_reader, "_fast", lambda block, fmt: None)
+            monkeypatch.setattr(trec_reader, "_normalised", lambda block, fmt: None)
         try:
             run = import_run(project, path, name=name, keep_known=keep_known)
         except FileRejected as failure:

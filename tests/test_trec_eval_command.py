@@ -264,7 +264,7 @@ def test_the_command_line_runs_without_the_web_stack(hand):
     """Through manage.py as a user runs it: --version, a closed pipe, no Django setup."""
     manage = [sys.executable, str(ROOT / "manage.py")]
     version = subprocess.run([*manage, "trec_eval", "--version"], capture_output=True, text=True)
-    assert version.stdout.strip().startswith("Assay ")
+    assert version.stderr.startswith("trec_eval version 10.0 (Assay ")  # as trec_eval: stderr
     # The reader is gone before the command writes: no traceback, as with `| head`.
     closed = subprocess.Popen(
         [*manage, "trec_eval", "-q", "-m", "all_trec", *map(str, hand)],
@@ -285,3 +285,100 @@ def test_the_command_line_runs_without_the_web_stack(hand):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert result.stdout == "map                   \tall\t0.4583\n"
     assert result.stderr.strip() == "no apps"
+
+
+def test_qrels_are_known_by_their_content_whatever_their_name(hand, tmp_path):
+    # "qrels cannot be read from trec" was the answer for qrels.trec: the name decided.
+    qrels, run = hand
+    expected = trec_eval("-m", "map", qrels, run)
+    for name in ("qrels.trec", "qrels.txt", "2019qrels-pass.txt", "test.qrels"):
+        renamed = tmp_path / name
+        renamed.write_bytes(qrels.read_bytes())
+        assert trec_eval("-m", "map", renamed, run) == expected
+    out = StringIO()
+    call_command("evaluate", str(tmp_path / "qrels.trec"), str(run), "-m", "map", stdout=out)
+    assert "map" in out.getvalue()
+
+
+def test_run_from_standard_input_gzip_crlf_and_comments(hand, tmp_path):
+    qrels, run = hand
+    expected = trec_eval("-q", *MEASURES, qrels, run)
+    windows = tmp_path / "run.any"
+    windows.write_bytes(gzip.compress(run.read_bytes().replace(b"\n", b"\r\n")))
+    assert trec_eval("-q", *MEASURES, qrels, windows) == expected
+    done = subprocess.run(
+        [sys.executable, "manage.py", "trec_eval", "-q", *MEASURES, str(qrels), "-"],
+        input=run.read_bytes(),
+        capture_output=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == expected
+
+
+def test_version_and_trec_eval_s_long_options(hand):
+    qrels, run = hand
+    done = subprocess.run(
+        [sys.executable, "manage.py", "trec_eval", "-v"], capture_output=True, cwd=ROOT
+    )
+    # -v was Django's verbosity and wanted the two files; trec_eval prints its version.
+    assert done.returncode == 0 and done.stderr.startswith(b"trec_eval version 10.0 (Assay ")
+    long = trec_eval(
+        "--query_eval_wanted",
+        "--measure",
+        "map",
+        "--complete_rel_info_wanted",
+        "--level_for_rel",
+        "2",
+        "--nosummary",
+        qrels,
+        run,
+    )
+    assert long == trec_eval("-q", "-m", "map", "-c", "-l", "2", "-n", qrels, run)
+    with pytest.raises(CommandError, match="prefs"):
+        trec_eval("-R", "prefs", qrels, run)
+
+
+def test_max_results_per_topic_and_judged_documents_only(hand):
+    # q1 ranks d2 (0), d9 (unjudged), d3 (1), d1 (2); R = 2.
+    qrels, run = hand
+    top2 = trec_eval("-q", "-M", "2", "-m", "map", "-m", "num_ret", qrels, run)
+    assert (
+        "num_ret               \tq1\t2\n" in top2 and "map                   \tq1\t0.0000\n" in top2
+    )
+    # -J: d9 leaves before ranking; d2, d3, d1 rank 1, 2, 3: AP = (1/2 + 2/3) / 2.
+    judged = trec_eval("-q", "-J", "-m", "map", "-m", "num_ret", qrels, run)
+    assert (
+        "num_ret               \tq1\t3\n" in judged
+        and "map                   \tq1\t0.5833\n" in judged
+    )
+
+
+def test_every_command_ends_quietly_on_a_closed_pipe():
+    # `export_run … | head` ended in a BrokenPipeError traceback: manage.py now catches it
+    # for every command (diffsettings stands in here: it needs no database).
+    closed = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "diffsettings", "--all"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    closed.stdout.close()
+    errors = closed.stderr.read()
+    closed.wait()
+    assert "Traceback" not in errors and "BrokenPipe" not in errors
+    assert closed.returncode == 1
+
+
+def test_blank_qrels_lines_are_skipped_and_the_docs_say_trec_eval_10_stops(hand, tmp_path):
+    # docs/trec_eval.md said blank lines are skipped "as trec_eval 10 reads them"; the
+    # binary stops at a blank qrels line (Malformed line, exit 2). Assay skips it and the
+    # docs list that among the differences.
+    qrels, run = hand
+    spaced = tmp_path / "qrels"
+    spaced.write_text(qrels.read_text().replace("\n", "\n\n", 1))
+    assert trec_eval("-m", "map", spaced, run) == trec_eval("-m", "map", qrels, run)
+    docs = (ROOT / "docs" / "trec_eval.md").read_text()
+    differences = docs.split("## Differences")[1]
+    assert "**A blank line in qrels**: trec_eval 10 stops" in differences
+    assert "as trec_eval 10 reads them" not in docs

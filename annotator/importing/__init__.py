@@ -105,7 +105,9 @@ def run_import(
         raise FileRejected([UNKNOWN_KIND(kind=repr(kind), kinds=", ".join(_KINDS))])
     path = Path(path)
     fmt = (
-        spec.formats[0] if spec.own_types else detect_format(path, format, default=spec.formats[0])
+        spec.formats[0]
+        if spec.own_types
+        else detect_format(path, format, default=spec.formats[0], allowed=spec.formats)
     )
     if fmt not in spec.formats:
         raise FileRejected([WRONG_FORMAT(kind=kind, format=fmt, formats=", ".join(spec.formats))])
@@ -233,11 +235,12 @@ for _kind in (
     ImportKind(
         "labels",
         _("Existing labels (qrels / gold JSONL)"),
-        ("qrels", *TABLES),
+        ("qrels", "tsv", "json", *TABLES),
         _labels,
         help=_(
-            "Chunks and documents: TREC qrels (`qid 0 id grade`), gold JSONL (`qid`, "
-            "`gold_evidence`, `rel_map`) or rows `qid, docid|chunk_id, grade`. Passages: rows "
+            "Chunks and documents: TREC qrels (`qid 0 id grade`), BEIR qrels TSV "
+            "(`query-id corpus-id score`), gold JSONL (`qid`, `gold_evidence`, `rel_map`) "
+            "or rows `qid, docid|chunk_id, grade`. Passages: rows "
             "`qid, doc_id, start, end, grade`. Pages: rows `qid, doc_id, page, grade`. "
             "Grades 0–3."
         ),

@@ -96,7 +96,8 @@ def _new_id(line, row, keys, kind, seen, errors, existing, tick) -> str | None:
 
 # --- documents -------------------------------------------------------------------------
 
-DOCUMENT_FIELDS = {"doc_id", "id", "title", "text", "pages", "metadata"}
+# ``_id`` is BEIR's corpus.jsonl and queries.jsonl.
+DOCUMENT_FIELDS = {"doc_id", "id", "_id", "title", "text", "pages", "metadata"}
 
 
 def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> ImportResult:
@@ -107,7 +108,9 @@ def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> Impo
     created = 0
     try:
         for line, row in rows:
-            doc_id = _new_id(line, row, ("doc_id", "id"), DOCUMENT(), seen, errors, existing, tick)
+            doc_id = _new_id(
+                line, row, ("doc_id", "id", "_id"), DOCUMENT(), seen, errors, existing, tick
+            )
             if doc_id is None:
                 continue
             pages = json_value(row.get("pages"), line, "pages", errors)
@@ -178,7 +181,9 @@ def _move_documents(staged: Project, project: Project, seen: dict[str, int]) -> 
 
 # --- queries ---------------------------------------------------------------------------
 
-QUERY_FIELDS = {"qid", "id", "text", "query", "reference_answer", "answer", "tags", "metadata"}
+QUERY_FIELDS = {
+    "qid", "id", "_id", "text", "query", "reference_answer", "answer", "tags", "metadata"
+}
 
 
 def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> ImportResult:
@@ -188,7 +193,7 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
     batch: list[Query] = []
     created = 0
     for line, row in rows:
-        qid = _new_id(line, row, ("qid", "id"), QUERY(), seen, errors, existing, tick)
+        qid = _new_id(line, row, ("qid", "id", "_id"), QUERY(), seen, errors, existing, tick)
         if qid is None:
             continue
         text = as_text(row.get("text", row.get("query"))).strip()

@@ -7,15 +7,13 @@ from itertools import chain
 
 import numpy as np
 
-from .names import FAMILIES, Measure, parse_measure
+from .names import Measure
 from .ranking import JudgedRows, RunIndex, indexed_judged_rows, judged_rows
+from .trec_eval import Column, measure_column, values
 
 
-def _values(rows: JudgedRows, parsed: list[Measure], rel_default: int) -> dict[str, np.ndarray]:
-    return {
-        m.name: FAMILIES[m.family].compute(rows, m, rel_default if m.rel is None else m.rel)
-        for m in parsed
-    }
+def _values(rows: JudgedRows, parsed: list[Column], rel_default: int) -> dict[str, np.ndarray]:
+    return values(rows, parsed, rel_default)
 
 
 def evaluate_arrays(
@@ -56,7 +54,7 @@ def evaluate_arrays(
     NumRel …      R, retrieved, Σ rel_i                             m_num_rel.c, …
     ============  ================================================  ======================
     """
-    parsed = [parse_measure(m) for m in measures]
+    parsed = [measure_column(m) for m in measures]
     rows = judged_rows(
         run_query=run_query,
         run_item=run_item,
@@ -83,7 +81,7 @@ def evaluate_index(
     """``evaluate_arrays`` for an indexed run: per-query values over ``query_keys`` (the
     gold set's query keys, sorted, unique; judgments' queries must be among them). Run
     queries outside ``query_keys`` are ignored; equal to ``evaluate_arrays`` bit for bit."""
-    parsed = [parse_measure(m) for m in measures]
+    parsed = [measure_column(m) for m in measures]
     rows = indexed_judged_rows(
         index,
         qrel_query=qrel_query,
@@ -110,7 +108,7 @@ def evaluate(
     both (trec_eval's default); ``per_query`` holds the same queries. Run queries absent
     from the qrels are ignored. Measures as in ``evaluate_arrays``.
     """
-    names = [parse_measure(m).name for m in measures]
+    names = [measure_column(m).name for m in measures]
     qids = np.unique(np.array(list(qrels), dtype=str))
     qid_list = qids.tolist()
     in_run = [q for q in qid_list if run.get(q)]

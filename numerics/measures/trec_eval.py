@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .names import FAMILIES, Measure, parse_measure
-from .ranking import JudgedRows
+from .ranking import JudgedRows, cumsum_within
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -194,6 +194,37 @@ def columns_for(name: str) -> list[Column]:
     return [Column(name, measure, "sum" if integer else "mean", integer=integer)]
 
 
+def expand_measures(name: str) -> list[str]:
+    """The measure names one name stands for, each of one per-query column: itself, or
+    for a trec_eval name with several parameters the printed names (``P.5,10`` → ``P_5``,
+    ``P_10``). A summary-only measure (``gm_map``, ``num_q``, ``runid``) raises
+    ``ValueError``: there is no per-query value to show or test."""
+    columns = columns_for(name)
+    summary = [c.name for c in columns if not c.per_query or c.summary in ("runid", "gmean")]
+    if summary:
+        raise ValueError(
+            f"{', '.join(summary)}: summary only, with no per-query value (trec_eval and "
+            "evaluate print it)"
+        )
+    return [name] if len(columns) == 1 else [c.name for c in columns]
+
+
+def measure_column(name: str | Measure) -> Column:
+    """The one per-query column a measure name stands for, in either vocabulary
+    (``nDCG@10``, ``ndcg_cut.10``, ``ndcg_cut_10``, ``map``, ``Rprec_mult_0.20`` …),
+    keyed by the name as given; ``ValueError`` for a name of several columns or a
+    summary-only one (``expand_measures``)."""
+    if isinstance(name, Measure):
+        return Column(name.name, name)
+    if expand_measures(name) != [name]:
+        raise ValueError(f"{name!r} names several measures; name them one at a time")
+    column = columns_for(name)[0]
+    if column.name == name:
+        return column
+    measure = column.measure and replace(column.measure, name=name)
+    return replace(column, name=name, measure=measure)
+
+
 def _single(column: Column, name: str) -> Column:
     """A printed trec_eval name (``P_5``) keeps exactly the spelling the user gave."""
     measure = column.measure
@@ -207,6 +238,34 @@ def _single(column: Column, name: str) -> Column:
         column.integer,
         column.special,
         column.levels,
+    )
+
+
+def restricted(
+    rows: JudgedRows, *, max_per_topic: int | None = None, judged_only: bool = False
+) -> JudgedRows:
+    """The judged rows as trec_eval sees them with ``-M`` (each query's first
+    ``max_per_topic`` results only) and ``-J`` (results outside the judged set, and pooled
+    but unjudged ones, left out before ranking: the rest are ranked 1, 2 … among
+    themselves), as ``form_res_rels.c`` does."""
+    query, rank, grade, n_ret = rows.query, rows.rank, rows.grade, rows.n_ret
+    if max_per_topic is not None:
+        keep = rank <= max_per_topic
+        query, rank, grade = query[keep], rank[keep], grade[keep]
+        n_ret = np.minimum(n_ret, max(max_per_topic, 0))
+    if judged_only:
+        keep = grade >= 0
+        query, grade = query[keep], grade[keep]
+        rank = cumsum_within(np.ones(query.size, dtype=np.int64), query)
+        n_ret = np.bincount(query, minlength=rows.n_queries)
+    return JudgedRows(
+        n_queries=rows.n_queries,
+        query=query,
+        rank=rank,
+        grade=grade,
+        n_ret=n_ret,
+        qrel_query=rows.qrel_query,
+        qrel_grade=rows.qrel_grade,
     )
 
 

@@ -1,5 +1,5 @@
-"""The columnar reader (polars) and the checked reader give the same judged rows; files
-that are not regular go to the checked reader."""
+"""A run read as a ``RunFrame`` (ids as text, joined by hash) gives the judged rows that
+the run coded in byte order (``read_run`` + ``encode``) gives."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formats import encode, read_qrels, read_run
-from formats.columnar import read_regular_run
-from metrics.trec_files import _judge_regular
+from formats import LineErrors, encode, read_qrels, read_run
+from formats.columnar import read_trec_run
+from metrics.trec_files import judge_frame
 from numerics.measures.ranking import judged_rows
 
 QID = st.sampled_from(["q1", "q2", "q10", "q9", "x"])  # x is in no qrels
@@ -51,48 +51,32 @@ def test_columnar_and_checked_readers_give_the_same_rows(
     (folder / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
     text = "".join(separator.join([q, "Q0", d, "1", str(s), "t"]) + "\n" for q, d, s in run)
     (folder / "run").write_text(text)
-    assert read_regular_run(folder / "run") is not None
     in_run, expected = _checked(folder / "qrels", folder / "run")
     if not in_run.any():
         return
-    got = _judge_regular(read_qrels(folder / "qrels"), folder / "run")
+    got = judge_frame(read_qrels(folder / "qrels"), read_trec_run(folder / "run"), "run")
     assert np.array_equal(got.in_run, in_run)
     for field in ("query", "rank", "grade", "n_ret", "qrel_query", "qrel_grade"):
         assert np.array_equal(getattr(got.rows, field), getattr(expected, field)), field
     assert got.runid == "t"
 
 
-def test_irregular_files_take_the_checked_reader(tmp_path):
+def test_extra_fields_are_allowed_and_repeats_are_named(tmp_path):
     path = tmp_path / "run"
-    for text in (
-        "q1 Q0 d1 1 2.0 t\n# comment\nq1 Q0 d2 2 1.0 t\n",
-        "q1 Q0 d1 1 2.0 t\n\nq1 Q0 d2 2 1.0 t\n",
-        "q1 Q0  d1 1 2.0 t\n",  # a run of spaces
-        "q1\tQ0 d1 1 2.0 t\n",  # tabs and spaces
-        "q1 Q0 d1 1 2.0\n",  # no tag
-        "q1 Q0 d1 1 nan t\n",
-        "q1 Q0 d1 1 high t\n",
-        "\ufeffq1 Q0 d1 1 2.0 t\n",
-        " q1 Q0 d1 1 2.0 t\n",
-        "q1  Q0 d1 1 2.0 t\n",  # an empty field would shift the id
-        "q1 Q0 d1 1 2.0 t\nq1 Q0\tx d2 2 1.0 t\n",  # a tab after the first line
-        "q1\tQ0\td1\t1\t2.0\tt\nq1\tQ0\td 2\t2\t1.0\tt\n",  # a space in a tab file
-        "q1 Q0 d1 1 2.0 t\r\nq1 Q0 d2 2 1.0 t\r\n",
-    ):
-        path.write_text(text)
-        assert read_regular_run(path) is None, text
     path.write_text("q1 Q0 d1 1 2.0 t extra fields\nq1 Q0 d2 2 1.0 u\n")
-    assert read_regular_run(path).tag == "u"  # extra fields are allowed, as in trec_eval
+    assert read_trec_run(path).tag == "u"  # extra fields are allowed, as in trec_eval
     path.write_text("q1 Q0 d1 1 2.0 t\nq2 Q0 d1 1 2.0 t\nq1 Q0 d1 3 1.0 t\n")
-    assert read_regular_run(path).repeated()  # the checked reader names the line
-    qrels = tmp_path / "qrels"
-    qrels.write_text("q1 0 d1 1\n")
-    assert _judge_regular(read_qrels(qrels), path) is None
+    again, _first = read_trec_run(path, errors=LineErrors()).repeats()
+    assert again.size == 0  # left out and reported
+    errors = LineErrors()
+    kept = read_trec_run(path, errors=errors)
+    assert kept.ids.to_list() == ["d1", "d1"] and kept.lines([0, 1]).tolist() == [1, 2]
+    assert errors.messages() == ["line 3: item 'd1' appears again for query 'q1' (first on line 1)"]
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.tuples(QID, DOC, SCORE), min_size=1, max_size=60),
+    st.lists(st.tuples(QID, DOC, SCORE), min_size=1, max_size=60, unique_by=lambda r: r[:2]),
     st.lists(st.tuples(QID, DOC), min_size=0, max_size=40, unique=True),
     st.integers(1, 7),
     st.integers(8, 64),
@@ -104,7 +88,7 @@ def test_joins_a_block_at_a_time_as_the_whole_run(tmp_path_factory, run, qrels, 
 
     path = tmp_path_factory.mktemp("b") / "run"
     path.write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in run))
-    small, whole = read_regular_run(path, block_bytes=block_bytes), read_regular_run(path)
+    small, whole = read_trec_run(path, block_bytes=block_bytes), read_trec_run(path)
     assert [small.qids[c] for c in small.query] == [whole.qids[c] for c in whole.query]
     assert small.ids.to_list() == whole.ids.to_list() == [d for _q, d, _s in run]
     assert small.score.tolist() == whole.score.tolist() == [s for _q, _d, s in run]

@@ -95,6 +95,19 @@ COMPARED = {
         "significant_t": {"type": "boolean"},
     },
 }
+JOB = {
+    "type": "object",
+    "required": ["job", "status", "percent", "run"],
+    "properties": {
+        "job": {"type": "integer"},
+        "status": {"enum": ["pending", "running", "done", "failed"]},
+        "percent": {"type": "integer"},
+        "run": {"type": "object", "nullable": True},
+        "poll": {"type": "string"},
+        "lines": {"type": "array", "items": {"type": "string"}},
+        "problems": {"type": "array"},
+    },
+}
 CHECK = {
     "type": "object",
     "required": ["measure", "run_mean", "baseline_mean", "delta", "pass", "reasons"],
@@ -250,6 +263,12 @@ SPEC = {
                     },
                 },
                 "responses": {
+                    "202": {
+                        "description": "a file over ASSAY_API_INLINE_RUN_BYTES: handed to the "
+                        "worker; poll the job at the Location header (also in poll)",
+                        "headers": {"Location": {"schema": {"type": "string"}}},
+                        "content": {"application/json": {"schema": JOB}},
+                    },
                     "201": {
                         "description": "imported",
                         "content": {
@@ -268,6 +287,14 @@ SPEC = {
                     **_errors(400, 401, 403, 404),
                 },
             },
+        },
+        "/api/p/{slug}/jobs/{id}/": {
+            "get": _operation(
+                "A run upload handed to the worker: pending, running, done (with the run) or "
+                "failed (with every problem; nothing imported) — owners",
+                [SLUG, RUN_ID],
+                {**_ok(JOB), **_errors(401, 403, 404)},
+            )
         },
         "/api/p/{slug}/gold/{id}/export/": {
             "get": _operation(

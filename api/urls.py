@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import metrics_views, openapi, views
+from . import job_views, metrics_views, openapi, views
 
 app_name = "api"
 
@@ -13,4 +13,5 @@ urlpatterns = [
     path("api/p/<slug:slug>/runs/<int:pk>/metrics/", metrics_views.run_metrics, name="run_metrics"),
     path("api/p/<slug:slug>/runs/<int:pk>/gate/", metrics_views.gate, name="gate"),
     path("api/p/<slug:slug>/gold/<int:pk>/export/", views.gold_export, name="gold_export"),
+    path("api/p/<slug:slug>/jobs/<int:pk>/", job_views.run_job, name="run_job"),
 ]

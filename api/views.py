@@ -104,6 +104,10 @@ def upload_run(request, slug: str):
         chunking = project.chunkings.filter(name=data["chunking"]).first()
         if chunking is None:
             return JsonResponse({"error": "no such chunking"}, status=400)
+    if uploaded.size > settings.ASSAY_API_INLINE_RUN_BYTES:
+        from .job_views import hand_to_worker  # imported here: it imports this module
+
+        return hand_to_worker(request, project, uploaded, data)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(uploaded.name).name
         with path.open("wb") as handle:

@@ -229,6 +229,9 @@ MEDIA_ROOT = DATA_DIR / "uploads"
 
 # Uploads: files above this many bytes are refused before parsing.
 ASSAY_MAX_UPLOAD_BYTES = env_int("ASSAY_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, minimum=1)
+# API run uploads above this are read by the worker (202 and a job to poll), not in the
+# web request.
+ASSAY_API_INLINE_RUN_BYTES = env_int("ASSAY_API_INLINE_RUN_BYTES", 8 * 1024 * 1024, minimum=0)
 # Per-process cache of ranked, indexed runs for the dashboards and the labelling pool.
 ASSAY_RUN_CACHE_BYTES = env_int("ASSAY_RUN_CACHE_MB", 512) * 1024**2
 # Each run's index at its own level, kept as a file so that a fresh process reads it

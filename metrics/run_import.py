@@ -192,10 +192,14 @@ def _load(project, path, *, fmt, options, progress, changed_by, source_name) -> 
         parameters=options.get("parameters") or {},
         format=fmt,
         keep_known=bool(options.get("keep_known")),
+        replace=bool(options.get("replace")),
         created_by=changed_by,
         progress=progress,
         source_name=source_name,
     )
+    if options.get("tags") or options.get("series"):  # an API upload handed to the worker
+        run.tags, run.series = options.get("tags") or [], options.get("series") or ""
+        Run.objects.filter(pk=run.pk).update(tags=run.tags, series=run.series)
     notes = (TEXT(text=run.name),) + ((DROPPED(n=run.n_dropped),) if run.n_dropped else ())
     return ImportResult("run", run.n_results, notes=notes)
 

@@ -175,6 +175,7 @@ def test_openapi_lists_every_api_path(client):
         "/api/p/{slug}/runs/{id}/metrics/",
         "/api/p/{slug}/compare/",
         "/api/p/{slug}/runs/{id}/gate/",
+        "/api/p/{slug}/jobs/{id}/",
     }
 
 

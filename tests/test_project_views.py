@@ -85,6 +85,7 @@ PAGE_ROLES = {
     "api:gold_list": "api",
     "api:compare": "api",
     "api:gate": "api",
+    "api:run_job": "api",
 }
 
 

@@ -260,3 +260,7 @@ for _kind in (
     ),
 ):
     register_kind(_kind)
+
+# The BEIR folder import sits on the kinds above; imported here so that its problem codes
+# are registered in every process (a page may show what a worker stored).
+from . import beir  # noqa: E402, F401

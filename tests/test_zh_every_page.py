@@ -44,6 +44,7 @@ ALLOWED = {
     "gzip",
     "trec",
     "qrels",
+    "beir",
     "trec_eval",
     "api",
     "url",

@@ -71,7 +71,9 @@ def test_extra_fields_are_allowed_and_repeats_are_named(tmp_path):
     errors = LineErrors()
     kept = read_trec_run(path, errors=errors)
     assert kept.ids.to_list() == ["d1", "d1"] and kept.lines([0, 1]).tolist() == [1, 2]
-    assert errors.messages() == ["line 3: item 'd1' appears again for query 'q1' (first on line 1)"]
+    assert [str(p) for p in errors.problems()] == [
+        "line 3: item 'd1' appears again for query 'q1' (first on line 1)"
+    ]
 
 
 @settings(max_examples=60, deadline=None)

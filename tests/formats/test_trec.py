@@ -197,7 +197,7 @@ def test_qrels_lines_are_exactly_four_fields(tmp_path):
     errors = LineErrors()
     judged = read_qrels(path, errors=errors)
     assert judged.grade.tolist() == [3]
-    assert errors.messages() == [
+    assert [str(p) for p in errors.problems()] == [
         "line 4: expected 4 columns 'qid iteration docid grade', found 5",
         "line 5: grade must be a whole number, not '1.5'",
     ]

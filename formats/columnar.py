@@ -38,20 +38,36 @@ class LineNumbers:
     @classmethod
     def of(cls, lines: list[np.ndarray]) -> LineNumbers:
         """From the line numbers of consecutive pieces of rows."""
-        starts, first, row = [], [], 0
+        runs = LineRuns()
         for line in lines:
-            if line.size:
-                breaks = np.r_[0, np.flatnonzero(np.diff(line) != 1) + 1]
-                starts.append(breaks + row)
-                first.append(line[breaks])
-            row += line.size
-        none = [np.zeros(0, dtype=np.int64)]
-        return cls(np.concatenate(starts or none), np.concatenate(first or none))
+            runs.add(line)
+        return runs.numbers()
 
     def __call__(self, rows) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
         run = np.searchsorted(self.starts, rows, side="right") - 1
         return self.first[run] + rows - self.starts[run]
+
+
+class LineRuns:
+    """``LineNumbers`` built a piece of rows at a time, each piece kept only as its runs
+    of consecutive lines (a block's line numbers would cost 8 bytes a row)."""
+
+    def __init__(self) -> None:
+        self.starts: list[np.ndarray] = []
+        self.first: list[np.ndarray] = []
+        self.rows = 0
+
+    def add(self, line: np.ndarray) -> None:
+        if line.size:
+            breaks = np.r_[0, np.flatnonzero(np.diff(line) != 1) + 1]
+            self.starts.append(breaks + self.rows)
+            self.first.append(line[breaks])
+        self.rows += line.size
+
+    def numbers(self) -> LineNumbers:
+        none = [np.zeros(0, dtype=np.int64)]
+        return LineNumbers(np.concatenate(self.starts or none), np.concatenate(self.first or none))
 
 
 @dataclass(frozen=True)
@@ -221,7 +237,7 @@ def read_trec_run(
 
     collected = LineErrors() if errors is None else errors
     code: dict[str, int] = {}  # query id -> its code, in order of first appearance
-    query, score, ids, lines = [], [], [], []
+    query, score, ids, lines = [], [], [], LineRuns()
     tag = ""
     for parsed in read_blocks(
         source, fmt, collected, max_bytes=max_bytes, block_bytes=block_bytes
@@ -236,7 +252,7 @@ def read_trec_run(
         )
         score.append(parsed.value)
         ids.append(parsed.item)
-        lines.append(parsed.line)
+        lines.add(parsed.line)
         tag = parsed.tag if parsed.tag is not None else tag
     if not ids and not collected:
         collected.add(0, NO_RESULTS())
@@ -248,7 +264,7 @@ def read_trec_run(
         score=np.concatenate(score or [np.zeros(0)]),
         ids=pl.concat(ids) if ids else pl.Series([], dtype=pl.String),
         tag=tag,
-        lines=LineNumbers.of(lines),
+        lines=lines.numbers(),
     )
     frame = frame.without_repeats(collected)
     if errors is None:

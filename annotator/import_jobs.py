@@ -1,25 +1,27 @@
 """Background imports for the web upload page.
 
-The upload is saved under ``MEDIA_ROOT/imports``, an ``ImportJob`` row records it, and a
-django-tasks task runs the same ``run_import`` the commands use. The importer writes in
-one transaction, so progress goes to a small side file that the status page reads (a row
-updated inside that transaction would not be visible until the end).
+The upload is put into the file store (``uploads/imports/``; shared by every machine
+when it is object storage), an ``ImportJob`` row records its name, and a django-tasks
+task runs the same ``run_import`` the commands use, on a copy on the worker's disk. The
+importer writes in one transaction, so progress goes to a small side file in the file
+store that the status page reads (a row updated inside that transaction would not be
+visible until the end).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import time
 import uuid
 from pathlib import Path
 
-from django.conf import settings
 from django.utils import timezone
 from django_tasks import task
 
 from formats import FileRejected
 from formats.errors import define, gettext_noop
 
+from . import file_store
 from .importing import ImportResult, run_import
 from .importing import uploads as importing_uploads
 from .models import ImportJob, ImportStatus
@@ -27,29 +29,29 @@ from .models import ImportJob, ImportStatus
 INTERNAL_ERROR = define("import.internal_error", gettext_noop("internal error: %(error)s"))
 # A job keeps what became of at most this many files (a .zip may hold thousands).
 MAX_REPORTED_FILES = 5000
+UPLOADS = "uploads/imports"
+PROGRESS_SECONDS = 0.5  # the side file is written at most this often (object storage: a PUT)
 
 
-def upload_dir() -> Path:
-    path = Path(settings.MEDIA_ROOT) / "imports"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def save_upload(uploaded) -> Path:
-    """Store an uploaded file under a random name, keeping only its extension."""
+def save_upload(uploaded) -> str:
+    """Put an uploaded file into the file store under a random name, keeping only its
+    extension; returns the name the job records."""
     suffix = Path(uploaded.name).suffix.lower()[:10]
-    path = upload_dir() / f"{uuid.uuid4().hex}{suffix}"
-    with path.open("wb") as handle:
-        for block in uploaded.chunks():
-            handle.write(block)
-    return path
+    return file_store.put(f"{UPLOADS}/{uuid.uuid4().hex}{suffix}", uploaded)
 
 
-def save_uploads(uploads) -> Path:
-    """Store several uploaded files in a folder of their own (``importing.uploads``)."""
-    folder = upload_dir() / uuid.uuid4().hex
-    importing_uploads.save_uploads(folder, uploads)
-    return folder
+def save_uploads(uploads) -> str:
+    """Put several uploaded files into the file store under one name of their own, each
+    under a number, with the list of names they were uploaded under (``importing.uploads``
+    reads such a folder); returns the name the job records."""
+    prefix = f"{UPLOADS}/{uuid.uuid4().hex}"
+    names = []
+    for number, uploaded in enumerate(uploads):
+        stored = f"{number:05d}{Path(uploaded.name).suffix.lower()[:10]}"
+        file_store.put(f"{prefix}/{stored}", uploaded)
+        names.append([stored, Path(uploaded.name).name])
+    file_store.put_bytes(f"{prefix}/{importing_uploads.MANIFEST}", json.dumps(names).encode())
+    return prefix
 
 
 def upload_name(uploads) -> str:
@@ -58,8 +60,24 @@ def upload_name(uploads) -> str:
     return first if len(uploads) == 1 else f"{first} + {len(uploads) - 1}"
 
 
-def progress_path(job: ImportJob) -> Path:
-    return Path(job.path + ".progress")
+def _upload_files(job: ImportJob) -> list[str]:
+    """The file store's names of a job's upload: one file, or a folder's files and list."""
+    manifest = f"{job.path}/{importing_uploads.MANIFEST}"
+    if not file_store.exists(manifest):
+        return [job.path]
+    names = json.loads(file_store.read_bytes(manifest) or b"[]")
+    return [manifest] + [f"{job.path}/{stored}" for stored, _ in names]
+
+
+def _local_upload(job: ImportJob) -> Path:
+    """The upload on the worker's disk: the file, or the folder holding the files."""
+    files = _upload_files(job)
+    copies = [file_store.local_copy(name) for name in files]
+    return copies[0].parent if len(files) > 1 else copies[0]
+
+
+def progress_name(job: ImportJob) -> str:
+    return job.path + ".progress"
 
 
 class JobProgress:
@@ -67,9 +85,10 @@ class JobProgress:
     several files (a .zip of documents), each file's share."""
 
     def __init__(self, job: ImportJob):
-        self.side = progress_path(job)
+        self.side = progress_name(job)
         self.fraction = 0.0
         self.files: dict[str, float] = {}
+        self.written = 0.0
 
     def __call__(self, fraction: float) -> None:
         self.fraction = fraction
@@ -80,14 +99,20 @@ class JobProgress:
         self._write()
 
     def _write(self) -> None:
+        now = time.monotonic()
+        if now - self.written < PROGRESS_SECONDS and self.fraction < 1:
+            return
+        self.written = now
         state = {"fraction": round(self.fraction, 4), "files": list(self.files.items())}
-        self.side.write_text(json.dumps(state))
+        file_store.put_bytes(self.side, json.dumps(state).encode())
 
 
 def _read_side(job: ImportJob) -> dict:
+    if not job.path:
+        return {}
     try:
-        state = json.loads(progress_path(job).read_text())
-    except (OSError, ValueError):
+        state = json.loads(file_store.read_bytes(progress_name(job)) or b"")
+    except ValueError:
         return {}
     return state if isinstance(state, dict) else {}
 
@@ -128,7 +153,6 @@ def execute_job(job_id: int) -> ImportJob:
         return job
     job.status = ImportStatus.RUNNING
     job.save(update_fields=["status"])
-    side = progress_path(job)
     progress = JobProgress(job)
     try:
         result = _import(job, progress)
@@ -155,11 +179,10 @@ def execute_job(job_id: int) -> ImportJob:
                 "report",
             ]
         )
-        if Path(job.path).is_dir():
-            shutil.rmtree(job.path, ignore_errors=True)
-        else:
-            Path(job.path).unlink(missing_ok=True)
-        side.unlink(missing_ok=True)
+        for name in _upload_files(job):
+            file_store.delete(name)
+            file_store.forget_local_copy(name)
+        file_store.delete(progress_name(job))
     return job
 
 
@@ -168,7 +191,7 @@ def _import(job: ImportJob, progress) -> ImportResult:
     result = run_import(
         job.kind,
         job.project,
-        job.path,
+        _local_upload(job),
         format=options.get("format") or None,
         options=options,
         progress=progress,

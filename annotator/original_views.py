@@ -9,10 +9,11 @@ from django.views.decorators.http import require_GET
 
 from web.downloads import safe_filename
 
+from . import file_store
 from .access import get_project_for_user
 from .forms import SpanBoxesForm
 from .models import Document
-from .originals import DEFAULT_WIDTH, PAGE_WIDTHS, original_path, page_image, span_boxes
+from .originals import DEFAULT_WIDTH, PAGE_WIDTHS, original_name, page_image, span_boxes
 
 
 def _get_document_for_user(request: HttpRequest, slug: str, pk: int) -> Document:
@@ -25,13 +26,13 @@ def _get_document_for_user(request: HttpRequest, slug: str, pk: int) -> Document
 @require_GET
 def document_original(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     document = _get_document_for_user(request, slug, pk)
-    path = original_path(document)
-    if path is None:
+    name = original_name(document)
+    if name is None:
         raise Http404("This document was not imported from a file")
     response = FileResponse(
-        path.open("rb"),
+        file_store.open_file(name),
         as_attachment=True,
-        filename=safe_filename(document.metadata.get("file_name") or path.name),
+        filename=safe_filename(document.metadata.get("file_name") or name.rsplit("/", 1)[-1]),
         content_type=document.metadata.get("media_type") or "application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"
@@ -49,10 +50,10 @@ def document_page_image(request: HttpRequest, slug: str, pk: int, page: int) -> 
         width = -1
     if width not in PAGE_WIDTHS:
         return HttpResponse("width must be one of " + ", ".join(map(str, PAGE_WIDTHS)), status=400)
-    path = page_image(document, page, width)
-    if path is None:
+    name = page_image(document, page, width)
+    if name is None:
         raise Http404("No image of this page")
-    response = FileResponse(path.open("rb"), content_type="image/png")
+    response = FileResponse(file_store.open_file(name), content_type="image/png")
     response["Cache-Control"] = "private, max-age=86400"
     return response
 

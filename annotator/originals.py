@@ -1,57 +1,55 @@
-"""Originals of imported document files and their page images, kept in the data directory.
+"""Originals of imported document files and their page images, kept in the file store.
 
 An original is stored once per project under its SHA-256 (so an unchanged re-import
-writes nothing); a PDF page image is rendered on first request and cached beside it.
+writes nothing); a PDF page image is rendered on first request and stored beside it.
+Names are the file store's (``originals/<project>/<sha256><suffix>``): a folder by
+default, object storage shared by several machines when configured (``file_store``).
 Who may read them is the views' business (``access``); this module only finds files.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
-from django.conf import settings
 from django.urls import reverse
 
 from formats.documents import char_boxes, page_size, render_page, render_scale
 
+from . import file_store
 from .models import Document
 
 PAGE_WIDTHS = (600, 900, 1200)
 DEFAULT_WIDTH = 900
 
 
-def _folder(project_id: int) -> Path:
-    return Path(settings.ASSAY_ORIGINALS_DIR) / str(project_id)
+def stored_name(project_id: int, sha256: str, file_name: str) -> str:
+    return f"originals/{project_id}/{sha256}{Path(file_name).suffix.lower()[:10]}"
 
 
-def stored_path(project_id: int, sha256: str, file_name: str) -> Path:
-    return _folder(project_id) / f"{sha256}{Path(file_name).suffix.lower()[:10]}"
-
-
-def original_path(document: Document) -> Path | None:
-    """The stored original of a document imported from a file (None for other documents)."""
+def original_name(document: Document) -> str | None:
+    """The file store's name of the original of a document imported from a file (None
+    for other documents, or when the file is not there)."""
     sha = document.metadata.get("sha256") if isinstance(document.metadata, dict) else None
     name = document.metadata.get("file_name", "") if sha else ""
     if not sha or not isinstance(sha, str) or not sha.isalnum():
         return None
-    path = stored_path(document.project_id, sha, name)
-    return path if path.is_file() else None
+    stored = stored_name(document.project_id, sha, name)
+    return stored if file_store.exists(stored) else None
 
 
-def store(project_id: int, sha256: str, file_name: str, source: Path) -> Path | None:
-    """Copy ``source`` into the store; returns the new path, or None if it was there."""
-    target = stored_path(project_id, sha256, file_name)
-    if target.is_file():
+def original_path(document: Document) -> Path | None:
+    """The original on this machine's disk (fetched from object storage once), for the
+    readers that need a path."""
+    stored = original_name(document)
+    return file_store.local_copy(stored) if stored else None
+
+
+def store(project_id: int, sha256: str, file_name: str, source: Path) -> str | None:
+    """Put ``source`` into the file store; returns its name, or None if it was there."""
+    target = stored_name(project_id, sha256, file_name)
+    if file_store.exists(target):
         return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".part")
-    os.close(handle)
-    shutil.copyfile(source, temporary)
-    os.replace(temporary, target)
-    return target
+    return file_store.put(target, source)
 
 
 def is_pdf(document: Document) -> bool:
@@ -62,24 +60,24 @@ def is_pdf(document: Document) -> bool:
     )
 
 
-def page_image(document: Document, number: int, width: int = DEFAULT_WIDTH) -> Path | None:
-    """The PNG of page ``number`` of a PDF document, rendered once and cached."""
-    original = original_path(document)
-    if original is None or not is_pdf(document) or width not in PAGE_WIDTHS:
+def page_image(document: Document, number: int, width: int = DEFAULT_WIDTH) -> str | None:
+    """The file store's name of the PNG of page ``number`` of a PDF document, rendered
+    once and stored beside the original."""
+    if not is_pdf(document) or width not in PAGE_WIDTHS:
         return None
     if not 1 <= number <= len(document.page_starts):
         return None
-    cached = original.with_name(f"{original.stem}.pages") / f"{number}-{width}.png"
-    if not cached.is_file():
-        picture = render_page(original, number, width)
+    original = original_name(document)
+    if original is None:
+        return None
+    stem = original.rsplit(".", 1)[0] if "." in original.rsplit("/", 1)[-1] else original
+    image = f"{stem}.pages/{number}-{width}.png"
+    if not file_store.exists(image):
+        picture = render_page(file_store.local_copy(original), number, width)
         if picture is None:  # a strip of a page, not drawn (see ``render_scale``)
             return None
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=cached.parent, suffix=".part")
-        with os.fdopen(handle, "wb") as sink:
-            sink.write(picture)
-        os.replace(temporary, cached)
-    return cached
+        file_store.put_bytes(image, picture)
+    return image
 
 
 def span_boxes(document: Document, start: int, end: int) -> list[dict]:

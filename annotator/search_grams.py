@@ -7,8 +7,9 @@ each pair of adjacent characters of the lowercased text, and its last character 
 its pairs occur (candidates, then confirmed against the text: results are exact); a
 one-character term occurs where a gram starts with it (a pair, or the text's last
 character). The database keeps the grams beside the text (migration 0010): SQLite in
-an FTS5 table whose tokens are the grams written in hex (its tokenizers split on
-punctuation and spaces, which grams may hold), PostgreSQL in a GIN-indexed tsvector.
+an FTS5 table whose tokens are the grams written in hex, eight digits a character (its
+tokenizers split on punctuation and spaces, which grams may hold), PostgreSQL in a
+GIN-indexed tsvector.
 No Django here: the SQLite trigger calls ``sqlite_tokens`` through a registered function.
 """
 
@@ -33,12 +34,14 @@ def term_grams(term: str) -> tuple[list[str], bool]:
 
 
 def _hex(gram: str) -> str:
-    return "".join(f"{ord(c):06x}" for c in gram)
+    return gram.encode("utf-32-be").hex()
 
 
 def sqlite_tokens(text: str | None) -> str:
-    """The grams of ``text`` as FTS5 tokens: six hex digits per character, space-separated."""
-    return " ".join(sorted(_hex(g) for g in grams(text or "")))
+    """The grams of ``text`` as FTS5 tokens (each character as eight hex digits: its
+    UTF-32 code), space-separated, each once, in the order they first occur."""
+    digits = _hex((text or "").lower())
+    return " ".join(dict.fromkeys(digits[i : i + 16] for i in range(0, len(digits), 8)))
 
 
 def sqlite_match(term: str) -> str:

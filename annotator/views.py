@@ -31,7 +31,7 @@ from .forms import (
     ProjectSettingsForm,
 )
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
-from .originals import is_pdf, original_path
+from .originals import is_pdf, original_name
 from .projects import ProjectRejected, add_member, change_role, create_project, remove_member
 
 
@@ -197,7 +197,8 @@ def document_list(request: HttpRequest, slug: str) -> HttpResponse:
 def document_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     document = get_object_or_404(Document, project=project, pk=pk)
-    pictures = is_pdf(document) and original_path(document) is not None
+    has_original = original_name(document) is not None
+    pictures = is_pdf(document) and has_original
     pages = [
         {
             "number": i + 1,
@@ -210,7 +211,7 @@ def document_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         for i, (start, end) in enumerate(document.page_spans())
     ]
     context = {
-        "has_original": original_path(document) is not None,
+        "has_original": has_original,
         "pictures": pictures,
         "project": project,
         "membership": membership,

@@ -215,8 +215,48 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("ASSAY_STATIC_ROOT", DATA_DIR / "static"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+
+
+def file_storage(url: str) -> dict:
+    """Where uploads, originals and page images go (annotator.file_store): the data
+    folder, or S3-compatible object storage named by ``ASSAY_STORAGE_URL``,
+    ``s3://BUCKET[/PREFIX][?endpoint_url=…&region=…&addressing_style=path|virtual]``.
+    Credentials come from the standard ``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY``
+    (or an instance role), never from the URL."""
+    if not url:
+        return {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(DATA_DIR), "allow_overwrite": True},
+        }
+    parsed = urlparse(url)
+    if parsed.scheme != "s3" or not parsed.hostname:
+        raise ImproperlyConfigured("ASSAY_STORAGE_URL must look like s3://bucket/prefix")
+    if parsed.username or parsed.password:
+        raise ImproperlyConfigured(
+            "ASSAY_STORAGE_URL holds no credentials: set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY"
+        )
+    query = dict(parse_qsl(parsed.query))
+    unknown = set(query) - {"endpoint_url", "region", "addressing_style"}
+    if unknown:
+        raise ImproperlyConfigured(f"ASSAY_STORAGE_URL: unknown option(s) {sorted(unknown)}")
+    return {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": parsed.hostname,
+            "location": parsed.path.strip("/"),
+            "endpoint_url": query.get("endpoint_url") or None,
+            "region_name": query.get("region") or None,
+            "addressing_style": query.get("addressing_style") or None,
+            "file_overwrite": True,
+            "default_acl": None,
+            "querystring_auth": False,
+        },
+    }
+
+
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": file_storage(os.environ.get("ASSAY_STORAGE_URL", "")),
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -225,7 +265,6 @@ STORAGES = {
         )
     },
 }
-MEDIA_ROOT = DATA_DIR / "uploads"
 
 # Uploads: files above this many bytes are refused before parsing.
 ASSAY_MAX_UPLOAD_BYTES = env_int("ASSAY_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, minimum=1)
@@ -243,8 +282,8 @@ ASSAY_MAX_DOCUMENT_CHARS = env_int("ASSAY_MAX_DOCUMENT_CHARS", 20_000_000, minim
 ASSAY_EXTRACT_SECONDS = env_int("ASSAY_EXTRACT_SECONDS", 300, minimum=1)
 # What the .zip archives of one import may unpack to, all together.
 ASSAY_MAX_UNPACKED_BYTES = env_int("ASSAY_MAX_UNPACKED_BYTES", 2 * 1024**3, minimum=1)
-# Originals of imported document files and their cached page images.
-ASSAY_ORIGINALS_DIR = DATA_DIR / "originals"
+# Copies of files from object storage, for readers that need a path (annotator.file_store).
+ASSAY_FILE_CACHE_DIR = Path(os.environ.get("ASSAY_FILE_CACHE_DIR", DATA_DIR / "file-cache"))
 # Request bodies (operations.limits): no body is larger than the upload limit plus
 # DATA_UPLOAD_MAX_MEMORY_SIZE (the form's other fields, held in memory); anonymous
 # clients may send at most ASSAY_ANONYMOUS_BODY_BYTES (a sign-in form needs little).

@@ -123,5 +123,12 @@ def fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def originals_in_tmp(settings, tmp_path):
-    """Originals of imported document files and their page images stay in the test's folder."""
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
+    """The file store (uploads, originals of imported document files, page images) is a
+    folder of the test's own."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "store"), "allow_overwrite": True},
+        },
+    }

@@ -18,7 +18,6 @@ PAGES = [["Cover page"], ["Second page: grading."], ["Third page: the seal must 
 
 @pytest.fixture
 def pdf_document(personas, settings, tmp_path):
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
     path = write_pdf(tmp_path / "seal.pdf", PAGES, title="Seals")
     import_files(personas["project"], [Source(path, "manuals/seal.pdf")])
     document = personas["project"].documents.get(doc_id="manuals/seal.pdf")
@@ -155,7 +154,6 @@ def test_a_strip_of_a_page_is_never_drawn_and_a_long_page_is_drawn_within_the_bo
 ):
     from formats.documents.pdf import MAX_RENDER_PIXELS, MAX_RENDER_SIDE
 
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
     path = write_odd_pages(tmp_path / "odd.pdf")
     result = import_files(personas["project"], [Source(path, "odd.pdf")])
     assert (

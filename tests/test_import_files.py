@@ -32,9 +32,9 @@ CHINESE = [["水泵手册", "启动前检查密封。"], ["第二页：叶轮顺
 
 
 @pytest.fixture(autouse=True)
-def originals(settings, tmp_path):
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
-    return settings.ASSAY_ORIGINALS_DIR
+def originals(tmp_path):
+    """Where the file store (a folder in the test's own, tests/conftest.py) keeps originals."""
+    return tmp_path / "store" / "originals"
 
 
 @pytest.fixture

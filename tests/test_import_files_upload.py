@@ -15,11 +15,6 @@ from tests.test_import_views import work_off_queue
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def originals(settings, tmp_path):
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
-
-
 def upload(client, path, **data):
     url = reverse("annotator:import_upload", args=["acme"])
     content = SimpleUploadedFile(path.name, path.read_bytes())
@@ -72,12 +67,13 @@ def test_replace_option_reaches_the_import(login, personas, tmp_path):
     assert personas["project"].documents.get(doc_id="m.pdf").text == "Version two."
 
 
-def test_progress_is_reported_per_file(personas, tmp_path):
+def test_progress_is_reported_per_file(personas, monkeypatch):
+    monkeypatch.setattr("annotator.import_jobs.PROGRESS_SECONDS", 0)
     job = ImportJob.objects.create(
         project=personas["project"],
         kind="files",
         filename="manuals.zip",
-        path=str(tmp_path / "upload.zip"),
+        path="uploads/imports/upload.zip",
         status=ImportStatus.RUNNING,
     )
     progress = JobProgress(job)

@@ -24,11 +24,6 @@ from tests.document_files import write_docx, write_image_only_pdf, write_pdf
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def originals(settings, tmp_path):
-    settings.ASSAY_ORIGINALS_DIR = tmp_path / "originals"
-
-
 @pytest.fixture
 def project(personas):
     return personas["project"]

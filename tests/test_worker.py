@@ -11,6 +11,7 @@ from django.db.utils import OperationalError
 from django_tasks import task
 from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
+from annotator import file_store
 from annotator.import_jobs import execute_job
 from annotator.models import ImportJob, ImportStatus
 
@@ -71,7 +72,7 @@ def test_an_import_that_crashes_fails_with_its_reason_and_the_next_one_runs(
             project=personas["project"],
             kind="documents",
             filename=path.name,
-            path=str(path),
+            path=file_store.put(f"uploads/imports/{path.name}", path),
             size=path.stat().st_size,
             created_by=personas["owner"],
         )

@@ -27,6 +27,7 @@ from formats.documents import ArchiveLimits, Extracted, Limits, extract, sha256_
 from formats.documents.extract import ReadOptions
 from formats.errors import Problem, define, gettext_noop, of_file
 
+from .. import file_store
 from ..models import Chunk, Document, Judgment, Project
 from ..originals import store
 from .common import MAX_ID_LENGTH, ImportResult
@@ -272,7 +273,7 @@ def _write(project: Project, plan: _Plan, found: Gathered, skip_bad: bool) -> tu
     locked and checked again there: a label written since they were read (the writer's
     foreign key waits on the lock, or SQLite's one writer waits for the transaction)
     keeps its document from being replaced."""
-    stored: list[Path] = []
+    stored: list[str] = []
     created = replaced = 0
     try:
         with transaction.atomic():
@@ -302,8 +303,8 @@ def _write(project: Project, plan: _Plan, found: Gathered, skip_bad: bool) -> tu
                 replaced += 1
                 stored += _keep(project, source, result)
     except BaseException:
-        for path in stored:
-            path.unlink(missing_ok=True)
+        for name in stored:
+            file_store.delete(name)
         raise
     return created, replaced
 
@@ -316,9 +317,10 @@ def _fill(document: Document, result: Extracted) -> None:
     document.save()
 
 
-def _keep(project: Project, source: Source, result: Extracted) -> list[Path]:
-    path = store(project.pk, result.metadata["sha256"], source.name, source.path)
-    return [path] if path is not None else []
+def _keep(project: Project, source: Source, result: Extracted) -> list[str]:
+    """Put the original into the file store; its name when it was not there yet."""
+    name = store(project.pk, result.metadata["sha256"], source.name, source.path)
+    return [name] if name is not None else []
 
 
 def _result(plan: _Plan, found: Gathered, created: int, replaced: int) -> ImportResult:

@@ -10,15 +10,7 @@ def _sqlite_functions(sender, connection, **kwargs) -> None:
 
     raw = connection.connection
     raw.create_function("assay_grams", 1, sqlite_tokens, deterministic=True)
-    raw.create_function(
-        "assay_contains",
-        2,
-        lambda text, term: term in (text or "").lower(),
-        deterministic=True,
-    )
-    raw.create_function(
-        "assay_count", 2, lambda text, term: (text or "").lower().count(term), deterministic=True
-    )
+    raw.create_function("assay_lower", 1, lambda text: (text or "").lower(), deterministic=True)
 
 
 class AnnotatorConfig(AppConfig):

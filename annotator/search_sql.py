@@ -100,29 +100,30 @@ class _Query:
     key: str = "f.rowid"
 
 
+def _folded(column: str, term: str) -> str:
+    """``column`` folded as far as ``term`` (lowercase) needs, in C where possible: as it
+    is for a term without cased letters (Chinese, digits), SQLite's ASCII lower() for an
+    ASCII term, Python's lower() (``assay_lower``) for any other."""
+    if term.upper() == term:
+        return column
+    return f"lower({column})" if term.isascii() else f"assay_lower({column})"
+
+
 def _sqlite_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
     long_terms = [t for t in terms if len(t) >= MIN_TRIGRAM]
     short_terms = [t for t in terms if len(t) < MIN_TRIGRAM]
     if scope.documents:
         source = "annotator_document_fts f JOIN annotator_document d ON d.id = f.rowid"
-        fts, grams, where, text = (
+        fts, grams, where = (
             "annotator_document_fts",
             "annotator_document_grams",
             ["d.project_id = %s"],
-            "f.title || ' ' || f.text",
         )
-        contains = "(assay_contains(f.title, %s) OR assay_contains(f.text, %s))"
-        per_term = 2
+        columns, text = ["f.title", "f.text"], "f.title || ' ' || f.text"
     else:
         source = "annotator_chunk_fts f JOIN annotator_chunk c ON c.id = f.rowid"
-        fts, grams, where, text = (
-            "annotator_chunk_fts",
-            "annotator_chunk_grams",
-            ["c.chunking_id = %s"],
-            "f.text",
-        )
-        contains = "assay_contains(f.text, %s)"
-        per_term = 1
+        fts, grams, where = "annotator_chunk_fts", "annotator_chunk_grams", ["c.chunking_id = %s"]
+        columns, text = ["f.text"], "f.text"
     params: list = [scope.key]
     joiner = " OR " if any_term else " AND "
     if any_term and long_terms:
@@ -134,19 +135,32 @@ def _sqlite_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
         folded = [t.lower() for t in short_terms]
         where.append(f"f.rowid IN (SELECT rowid FROM {grams} WHERE {grams} MATCH %s)")  # noqa: S608
         params.append(joiner.join(f"({sqlite_match(t)})" for t in folded))
-        where.append("(" + joiner.join(contains for _ in folded) + ")")
-        params.extend(t for t in folded for _ in range(per_term))
+        # Confirmed against the text: the grams are a term's candidates, not its proof.
+        confirm = []
+        for term in folded:
+            confirm.append(
+                "(" + " OR ".join(f"instr({_folded(c, term)}, %s) > 0" for c in columns) + ")"
+            )
+            params.extend([term] * len(columns))
+        where.append("(" + joiner.join(confirm) + ")")
+    folded_terms = [t.lower() for t in terms]
     if any_term:
-        score = " + ".join(f"assay_contains({text}, %s)" for _ in terms)
+        score = " + ".join(f"(instr({_folded(text, t)}, %s) > 0)" for t in folded_terms)
+        score_params = folded_terms
     else:
-        score = " + ".join(f"assay_count({text}, %s)" for _ in terms)
+        score = " + ".join(
+            f"(length({_folded(text, t)}) - length(replace({_folded(text, t)}, %s, '')))"
+            " / max(length(%s), 1)"
+            for t in folded_terms
+        )
+        score_params = [p for t in folded_terms for p in (t, t)]
     return _Query(
         source,
         where,
         params,
         ranked_by_index=bool(long_terms),
         score=score,
-        score_params=[t.lower() for t in terms],
+        score_params=score_params,
     )
 
 

@@ -88,9 +88,13 @@ def _queue_options(data: dict) -> dict:
     }
 
 
+QUEUE_QUERIES = 20  # queries (with all their disputed units) per page of the queue
+
+
 @login_required
 @require_GET
 @for_htmx("gold/partials/queue_items.html")
+@answers_bad_parameters
 def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
     """Disputed units of a level, grouped by query, unresolved first."""
     project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
@@ -106,11 +110,15 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
         unresolved_only=data["unresolved"],
         **_queue_options(data),
     )
+    # A page of queries with their disputed units: every unit of a large project at once
+    # took seconds to draw (thousands of highlighted texts).
+    page = page_of(request, _by_query(items), per_page=QUEUE_QUERIES)
     context = {
         "project": project,
         "membership": membership,
         "items": items,
-        "groups": _by_query(items),
+        "groups": page.object_list,
+        "page": page,
         "form": form,
         "filters": _filters(project, data),
         "rules": DISAGREEMENT_RULES,

@@ -158,3 +158,31 @@ def test_every_list_paginates(login, personas, corpus, name):
     assert client.get(url, {parameter: "0"}).status_code == 400
     # Past the end: the last page, not an error.
     assert client.get(url, {parameter: 99}).status_code == 200
+
+
+def test_the_adjudication_queue_shows_a_page_of_queries(login, personas, corpus, monkeypatch):
+    from annotator.labels import Evidence, change_label
+    from gold import views as gold_views
+
+    monkeypatch.setattr(gold_views, "QUEUE_QUERIES", 2)
+    queries = [corpus["query"]] + [
+        Query.objects.create(project=personas["project"], qid=f"disputed-{i}", text="t")
+        for i in range(2)
+    ]
+    for query in queries:
+        for key, grade in (("annotator", 0), ("annotator2", 3)):
+            change_label(
+                query=query,
+                annotator=personas[key],
+                evidence=Evidence.for_chunk(corpus["chunk"]),
+                grade=grade,
+            )
+    client = login(personas["owner"])
+    url = reverse("gold:queue", args=["acme"])
+    first = client.get(url, {"level": "documents"}).content.decode()
+    second = client.get(url, {"level": "documents", "page": 2}).content.decode()
+    shown = [re.findall(r'data-qid="([^"]+)"', body) for body in (first, second)]
+    assert [len(s) for s in shown] == [2, 1]
+    assert sorted(shown[0] + shown[1]) == sorted(q.qid for q in queries)
+    assert "3 disputed units" in first and 'rel="next"' in first
+    assert client.get(url, {"level": "documents", "page": "x"}).status_code == 400

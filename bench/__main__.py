@@ -1,7 +1,8 @@
 """Run every benchmark: ``python -m bench`` (or ``python -m bench NAME ...`` for some).
 
 Each module ``bench/bench_<name>.py`` exposes ``main()`` and prints a markdown table;
-the figures go into docs/benchmarks.md.
+the figures go into docs/benchmarks.md. Options after one name go to that benchmark:
+``python -m bench scale --sizes small,medium``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ def available() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or available()
+    first = next((i for i, a in enumerate(argv) if a.startswith("-")), len(argv))
+    names, options = argv[:first], argv[first:]
+    if options and len(names) != 1:
+        print("options are for one benchmark: python -m bench NAME --option ...")
+        return 2
+    names = names or available()
     unknown = sorted(set(names) - set(available()))
     if unknown:
         print(f"unknown benchmark(s) {', '.join(unknown)}; available: {', '.join(available())}")
@@ -31,7 +37,8 @@ def main(argv: list[str]) -> int:
     for name in names:
         print(f"\n# bench_{name}\n", flush=True)
         started = time.perf_counter()
-        importlib.import_module(f"bench.bench_{name}").main()
+        module = importlib.import_module(f"bench.bench_{name}")
+        module.main(options) if options else module.main()
         print(f"\n(bench_{name} took {time.perf_counter() - started:.1f} s)", flush=True)
     return 0
 

@@ -1,0 +1,385 @@
+"""The generated project the scale benchmark measures, written with bulk SQL (COPY on
+PostgreSQL, executemany on SQLite), never row by row through the ORM.
+
+One project per size: documents (half English words, half Chinese characters, both drawn
+with Zipf-like frequencies, so that some terms are common and some rare), two chunkings
+(5 and 4 windows per document), queries, chunk runs of 100 results per query, labels by
+20 annotators (two per query, on the same pooled chunks, agreeing about 70 % of the
+time, each with its history row), assignments, and two frozen gold sets. The database's
+triggers keep the search indexes and figures as they would for an import.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+SIZES = {
+    # documents, queries, runs, labels
+    "small": (10_000, 1_000, 10, 10_000),
+    "medium": (100_000, 5_000, 20, 100_000),
+    "large": (1_000_000, 10_000, 20, 500_000),
+}
+N_ANNOTATORS = 20
+RESULTS = 100  # per query and run
+POOL = 40  # chunks per query that every run retrieves (the labelled pool)
+STRIDE = 7919  # a prime: see the runs below
+WORDS_PER_DOCUMENT = 150
+HAN_PER_DOCUMENT = 500
+BATCH = 5_000
+PASSWORD = "scale-bench-password"
+
+
+@dataclass
+class Generated:
+    project_slug: str
+    counts: dict
+    seconds: dict
+    english_terms: dict  # kind -> a term
+    chinese_terms: dict
+
+
+def _vocabulary(rng: random.Random) -> list[str]:
+    syllables = "ka lo mi ne ru sa ti vo wing lift drag flow aero foil jet tail law case".split()
+    words: dict[str, None] = {}
+    while len(words) < 5000:
+        words["".join(rng.choices(syllables, k=rng.randint(2, 4)))] = None
+    return list(words)
+
+
+def _zipf(n: int, shift: float = 10.0) -> np.ndarray:
+    weights = 1.0 / (np.arange(n) + shift)
+    return weights / weights.sum()
+
+
+def _han_alphabet(rng: random.Random) -> np.ndarray:
+    points = rng.sample(range(0x4E00, 0x9FA5), 3000)
+    return np.array(points, dtype=np.uint32)
+
+
+def _texts(start: int, count: int, seed: int, words: list[str], han: np.ndarray):
+    """(title, text) of documents start..start+count-1: even ones English, odd ones Chinese."""
+    nprng = np.random.default_rng(seed + start)
+    word_p = _zipf(len(words))
+    han_p = _zipf(len(han), shift=20.0)
+    english = nprng.choice(len(words), size=(count, WORDS_PER_DOCUMENT), p=word_p)
+    chinese = han[nprng.choice(len(han), size=(count, HAN_PER_DOCUMENT), p=han_p)]
+    out = []
+    for i in range(count):
+        if (start + i) % 2 == 0:
+            text = " ".join(words[w] for w in english[i]) + "."
+            title = f"{words[english[i][0]]} {words[english[i][1]]} {start + i}"
+        else:
+            text = chinese[i].tobytes().decode("utf-32-le") + "。"
+            title = chinese[i][:6].tobytes().decode("utf-32-le") + f" {start + i}"
+        out.append((title, text))
+    return out
+
+
+class Writer:
+    """Bulk rows into a table: COPY on PostgreSQL, executemany elsewhere."""
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def rows(self, table: str, columns: list[str], rows) -> None:
+        rows = list(rows)
+        if not rows:
+            return
+        with self.connection.cursor() as cursor:
+            if self.connection.vendor == "postgresql":
+                names = ", ".join(f'"{c}"' for c in columns)
+                with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            else:
+                names = ", ".join(f'"{c}"' for c in columns)
+                marks = ", ".join(["%s"] * len(columns))
+                for i in range(0, len(rows), BATCH):
+                    cursor.executemany(
+                        f"INSERT INTO {table} ({names}) VALUES ({marks})",
+                        rows[i : i + BATCH],
+                    )
+
+    def ids(self, sql: str, params: list) -> list[tuple]:
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+
+def generate(size: str, *, seed: int = 23) -> Generated:
+    """Fill the current database with the project of ``size`` (see SIZES)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotator.models import (
+        Assignment,
+        Chunking,
+        Membership,
+        Project,
+        Query,
+        Role,
+    )
+    from metrics.models import Run
+
+    n_documents, n_queries, n_runs, n_labels = SIZES[size]
+    rng = random.Random(seed)
+    words = _vocabulary(rng)
+    han = _han_alphabet(rng)
+    writer = Writer(connection)
+    seconds: dict[str, float] = {}
+    now = timezone.now()
+    User = get_user_model()
+
+    def step(name: str, started: float) -> None:
+        seconds[name] = round(time.perf_counter() - started, 1)
+        print(f"  generated {name} in {seconds[name]} s", file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    with transaction.atomic():
+        password = make_password(PASSWORD)
+        users = User.objects.bulk_create(
+            [User(username=f"s-owner-{size}", password=password)]
+            + [User(username=f"s-lead{i}-{size}", password=password) for i in range(2)]
+            + [User(username=f"s-viewer-{size}", password=password)]
+            + [User(username=f"s-a{i:02d}-{size}", password=password) for i in range(N_ANNOTATORS)]
+        )
+        owner, leads, viewer, annotators = users[0], users[1:3], users[3], users[4:]
+        project = Project.objects.create(slug=f"scale-{size}", name=f"Scale {size}")
+        Membership.objects.bulk_create(
+            [Membership(project=project, user=owner, role=Role.OWNER)]
+            + [Membership(project=project, user=u, role=Role.ADJUDICATOR) for u in leads]
+            + [Membership(project=project, user=viewer, role=Role.VIEWER)]
+            + [Membership(project=project, user=u, role=Role.ANNOTATOR) for u in annotators]
+        )
+    step("users", started)
+
+    started = time.perf_counter()
+    document_columns = ["project_id", "doc_id", "title", "text", "metadata", "page_starts"]
+    lengths: list[int] = []
+    for start in range(0, n_documents, BATCH * 4):
+        count = min(BATCH * 4, n_documents - start)
+        batch = _texts(start, count, seed, words, han)
+        lengths += [len(text) for _, text in batch]
+        with transaction.atomic():
+            writer.rows(
+                "annotator_document",
+                document_columns,
+                (
+                    (project.pk, f"d{start + i}", title, text, "{}", "[]")
+                    for i, (title, text) in enumerate(batch)
+                ),
+            )
+    document_ids = [
+        pk
+        for (pk,) in writer.ids(
+            "SELECT id FROM annotator_document WHERE project_id = %s ORDER BY id", [project.pk]
+        )
+    ]
+    step("documents", started)
+
+    started = time.perf_counter()
+    chunkings = [
+        Chunking.objects.create(project=project, name="w5", parameters={"windows": 5}),
+        Chunking.objects.create(project=project, name="w4", parameters={"windows": 4}),
+    ]
+    for chunking, windows in zip(chunkings, (5, 4), strict=True):
+        for start in range(0, n_documents, BATCH * 4):
+            rows = []
+            for d in range(start, min(n_documents, start + BATCH * 4)):
+                length, step_size = lengths[d], max(1, lengths[d] // windows)
+                for w in range(windows):
+                    end = length if w == windows - 1 else (w + 1) * step_size
+                    rows.append((chunking.pk, f"d{d}#{w}", document_ids[d], w * step_size, end))
+            with transaction.atomic():
+                writer.rows(
+                    "annotator_chunk",
+                    ["chunking_id", "chunk_id", "document_id", "start", "end"],
+                    rows,
+                )
+    chunk_rows = writer.ids(
+        'SELECT id, document_id, start, "end", chunk_id FROM annotator_chunk '
+        "WHERE chunking_id = %s ORDER BY id",
+        [chunkings[0].pk],
+    )
+    step("chunks", started)
+
+    started = time.perf_counter()
+    with transaction.atomic():
+        writer.rows(
+            "annotator_query",
+            ["project_id", "qid", "text", "reference_answer", "tags", "metadata"],
+            (
+                (
+                    project.pk,
+                    f"q{q}",
+                    (
+                        " ".join(rng.choices(words[:500], k=8)) + "?"
+                        if q % 2 == 0
+                        else "".join(chr(c) for c in rng.choices(han[:400].tolist(), k=12)) + "？"
+                    ),
+                    "",
+                    '["en"]' if q % 2 == 0 else '["zh"]',
+                    "{}",
+                )
+                for q in range(n_queries)
+            ),
+        )
+    query_ids = [
+        pk
+        for (pk,) in writer.ids(
+            "SELECT id FROM annotator_query WHERE project_id = %s ORDER BY id", [project.pk]
+        )
+    ]
+    step("queries", started)
+
+    # Each query's pool: POOL chunks of chunking w5 that every run retrieves.
+    started = time.perf_counter()
+    # Query q's k-th candidate is chunk (start_q + k * STRIDE) mod n, distinct for every k
+    # (STRIDE is a prime not dividing n): k < POOL is the pool, each run adds its own k's.
+    nprng = np.random.default_rng(seed)
+    chunk_pk = np.array([r[0] for r in chunk_rows], dtype=np.int64)
+    starts = nprng.integers(0, len(chunk_pk), size=(n_queries, 1))
+
+    def candidates(first: int, count: int) -> np.ndarray:
+        return (starts + (first + np.arange(count)) * STRIDE) % len(chunk_pk)
+
+    pools = candidates(0, POOL)
+    query_pk = np.array(query_ids, dtype=np.int64)
+    for r in range(n_runs):
+        extra = candidates(POOL + r * (RESULTS - POOL), RESULTS - POOL)
+        items = chunk_pk[np.concatenate([pools, extra], axis=1)]
+        scores = nprng.random((n_queries, RESULTS))
+        run = Run(project=project, name=f"run-{r:02d}", level="chunk", chunking=chunkings[0])
+        run.set_results(np.repeat(query_pk, RESULTS), items.ravel(), scores.ravel())
+        run.save()
+    step("runs", started)
+
+    # Labels: two annotators per query on the same pooled chunks.
+    started = time.perf_counter()
+    per_annotator = max(1, n_labels // (2 * n_queries))
+    judgment_rows, assignment_rows = [], []
+    for qi, qpk in enumerate(query_ids):
+        pair = (annotators[qi % N_ANNOTATORS], annotators[(qi + 1) % N_ANNOTATORS])
+        picked = dict.fromkeys(pools[qi].tolist())
+        picked = list(picked)[:per_annotator]
+        for k, user in enumerate(pair):
+            assignment_rows.append((project.pk, qpk, user.pk, "open", "", owner.pk, now, 0.0))
+            for c in picked:
+                grade = (c * 7 + qi) % 4
+                if k == 1 and rng.random() > 0.7:
+                    grade = rng.randrange(4)
+                pk, document, start_, end, _ = chunk_rows[c]
+                judgment_rows.append(
+                    (qpk, user.pk, "chunk", document, start_, end, pk, grade, "", False, now, now)
+                )
+    with transaction.atomic():
+        writer.rows(
+            "annotator_judgment",
+            [
+                "query_id",
+                "annotator_id",
+                "granularity",
+                "document_id",
+                "start",
+                "end",
+                "chunk_id",
+                "grade",
+                "note",
+                "suggestion_shown",
+                "created_at",
+                "updated_at",
+            ],
+            judgment_rows,
+        )
+        writer.rows(
+            "annotator_judgmenthistory",
+            [
+                "judgment_id",
+                "query_id",
+                "annotator_id",
+                "changed_by_id",
+                "event",
+                "chunk_id",
+                "new_grade",
+                "old_note",
+                "new_note",
+                "suggestion_shown",
+                "at",
+                "granularity",
+                "document_id",
+                "start",
+                "end",
+            ],
+            (
+                (pk, q, a, a, "create", chunk_id, grade, "", "", False, now, "chunk", d, s, e)
+                for pk, q, a, d, s, e, chunk_id, grade in writer.ids(
+                    'SELECT j.id, j.query_id, j.annotator_id, j.document_id, j.start, j."end", '
+                    "c.chunk_id, j.grade FROM annotator_judgment j "
+                    "JOIN annotator_chunk c ON c.id = j.chunk_id "
+                    "JOIN annotator_query q ON q.id = j.query_id WHERE q.project_id = %s",
+                    [project.pk],
+                )
+            ),
+        )
+        writer.rows(
+            "annotator_assignment",
+            [
+                "project_id",
+                "query_id",
+                "annotator_id",
+                "status",
+                "skip_reason",
+                "assigned_by_id",
+                "assigned_at",
+                "time_spent_seconds",
+            ],
+            assignment_rows,
+        )
+    step("labels", started)
+
+    started = time.perf_counter()
+    from gold.services import ConsensusPolicy, freeze_gold_set
+
+    freeze_gold_set(project, "team", policy=ConsensusPolicy(), created_by=owner)
+    freeze_gold_set(project, "strict", policy=ConsensusPolicy("min", 2), created_by=owner)
+    step("gold sets", started)
+
+    # As the worker leaves an imported run: its index file at its own units.
+    started = time.perf_counter()
+    from metrics.tasks import write_own_index
+
+    for run_pk in Run.objects.filter(project=project).values_list("pk", flat=True):
+        write_own_index(run_pk)
+    step("run indexes", started)
+
+    english = _pick_terms(words, "en")
+    chinese = _pick_chinese(writer, project.pk, document_ids)
+    counts = {
+        "documents": n_documents,
+        "chunks": len(chunk_rows) * 9 // 5,
+        "queries": n_queries,
+        "runs": n_runs,
+        "labels": len(judgment_rows),
+    }
+    _ = Assignment, Query  # models whose tables are written above
+    return Generated(project.slug, counts, seconds, english, chinese)
+
+
+def _pick_terms(words: list[str], _kind: str) -> dict:
+    """A common, a middling and a rare English word (by their Zipf rank)."""
+    return {"en common": words[0], "en middling": words[300], "en rare": words[4000]}
+
+
+def _pick_chinese(writer: Writer, project_pk: int, document_ids: list[int]) -> dict:
+    """A two- and a four-character term cut from a Chinese document's text."""
+    (text,) = writer.ids(
+        "SELECT substr(text, 101, 10) FROM annotator_document WHERE id = %s", [document_ids[1]]
+    )[0]
+    return {"zh 2 chars": text[:2], "zh 4 chars": text[2:6]}

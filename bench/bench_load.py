@@ -211,7 +211,7 @@ def report_state() -> None:
             "seconds": (job.finished_at - job.created_at).total_seconds()
             if job.finished_at
             else None,
-            "errors": job.errors[:3],
+            "problems": [str(p) for p in job.problems[:3]],
         }
         for job in ImportJob.objects.all()
     ]

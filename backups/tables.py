@@ -52,6 +52,7 @@ TABLES = (
     Table("nuggets.NuggetEvidence", "nugget__query__project"),
     Table("nuggets.NuggetHistory", "query__project"),
     Table("nuggets.GoldNugget", "gold_set__project"),
+    Table("nuggets.NuggetProposal", "query__project"),
 )
 
 LEFT_OUT = {

@@ -9,6 +9,6 @@ class NuggetsConfig(AppConfig):
     def ready(self) -> None:
         # Nuggets sit above every app they add to: the import page's kinds, gold sets,
         # dashboards, the query page and the labelling screens take them by registration.
-        from . import changes, importing, registrations  # noqa: F401  (problems' codes too)
+        from . import changes, importing, proposals, registrations  # noqa: F401  (problem codes)
 
         registrations.register_all()

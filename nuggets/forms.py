@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from .exporting import FORMATS
 from .models import MAX_NUGGET_TEXT, Importance
 
-ACTIONS = ("create", "edit", "delete", "move", "merge", "link", "unlink")
+ACTIONS = ("create", "edit", "delete", "move", "merge", "link", "unlink", "accept", "reject")
 
 
 class NuggetChangeForm(forms.Form):
@@ -23,6 +23,7 @@ class NuggetChangeForm(forms.Form):
     position = forms.IntegerField(required=False, min_value=0, max_value=100_000)
     into = forms.IntegerField(required=False, min_value=1)
     evidence = forms.IntegerField(required=False, min_value=1)
+    proposal = forms.IntegerField(required=False, min_value=1)
     # A span from a selection: the document, the offsets and the characters selected.
     document = forms.IntegerField(required=False, min_value=1)
     start = forms.IntegerField(required=False, min_value=0)
@@ -37,6 +38,8 @@ class NuggetChangeForm(forms.Form):
         "merge": ("nugget", "into"),
         "link": ("nugget", "document", "start", "end"),
         "unlink": ("nugget", "evidence"),
+        "accept": ("proposal",),
+        "reject": ("proposal",),
     }
 
     def clean(self):

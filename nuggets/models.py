@@ -180,3 +180,51 @@ class GoldNugget(models.Model):
         if self.pk is not None:
             raise ValueError("Frozen nuggets are immutable")
         super().save(*args, **kwargs)
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting for a lead")
+    ACCEPTED = "accepted", _("Accepted")
+    EDITED = "edited", _("Accepted, edited")
+    REJECTED = "rejected", _("Rejected")
+
+
+class NuggetProposal(models.Model):
+    """A nugget an LLM judge proposed for a query, pending until a lead accepts (as it is
+    or edited) or rejects it. Its evidence is the spans of the passages it cited — the
+    passages the prompt sent, never offsets the model wrote."""
+
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="nugget_proposals")
+    judge_version = models.ForeignKey(
+        "judges.JudgeVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The job that asked (a ``jobs.Job`` id), when one did.
+    job_id = models.PositiveBigIntegerField(null=True, blank=True)
+    text = models.TextField()
+    importance = models.CharField(max_length=8, choices=Importance.choices)
+    # [{"doc_id", "start", "end", "passage": number in the prompt}]
+    evidence = models.JSONField(default=list)
+    status = models.CharField(
+        max_length=8, choices=ProposalStatus.choices, default=ProposalStatus.PENDING
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    nugget = models.ForeignKey(
+        Nugget, null=True, blank=True, on_delete=models.SET_NULL, related_name="proposals"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["query_id", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in ProposalStatus]),
+                name="nugget_proposal_status_valid",
+            ),
+        ]
+        indexes = [models.Index(fields=["query", "status"], name="nugget_proposal_pending")]
+
+    def __str__(self) -> str:
+        return f"proposal {self.pk} for {self.query_id} ({self.status})"

@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotator.models import Document, Membership, Query
 
 from .access import edits_nuggets, reads_nuggets
-from .models import Nugget, NuggetEvidence, NuggetHistory
+from .models import Nugget, NuggetEvidence, NuggetHistory, NuggetProposal, ProposalStatus
 
 SNIPPET = 240
 HISTORY_SHOWN = 30
@@ -92,10 +92,25 @@ def panel_context(
             }
             for h in rows.order_by("-id")[:HISTORY_SHOWN]
         ]
+    pending = []
+    if may_edit:
+        pending = [
+            {
+                "pk": p.pk,
+                "text": p.text,
+                "importance": p.importance,
+                "judge": str(p.judge_version) if p.judge_version_id else "",
+                "evidence": p.evidence,
+            }
+            for p in NuggetProposal.objects.filter(query=query, status=ProposalStatus.PENDING)
+            .select_related("judge_version__judge")
+            .order_by("pk")
+        ]
     return {
         "project": query.project,
         "query": query,
         "items": items,
+        "proposals": pending,
         "n_vital": sum(1 for i in items if i["vital"]),
         "may_edit": may_edit,
         "history": history,

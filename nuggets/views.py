@@ -23,12 +23,12 @@ from gold.units import check_level
 from web.downloads import attachment, safe_filename
 from web.htmx import for_htmx
 
-from . import changes
+from . import changes, proposals
 from .access import reads_project_nuggets, require_edit, require_read
 from .changes import NuggetRejected, Span
 from .exporting import CONTENT_TYPES, build_nugget_export, render
 from .forms import NuggetChangeForm, NuggetExportForm, NuggetSettingForm
-from .models import Nugget, NuggetSetting
+from .models import Nugget, NuggetProposal, NuggetSetting
 from .panels import panel_context
 
 
@@ -48,6 +48,22 @@ def _nugget(query: Query, pk: int | None) -> Nugget:
 def apply_change(query: Query, data: dict, user) -> str:
     """Make the change the form asks for; what to tell the lead."""
     action, version = data["action"], data.get("version")
+    if action in ("accept", "reject"):
+        proposal = get_object_or_404(NuggetProposal, pk=data["proposal"], query=query)
+        edited = action == "accept" and (
+            (data["text"] and data["text"].strip() != proposal.text)
+            or (data["importance"] and data["importance"] != proposal.importance)
+        )
+        decided = proposals.decide(
+            proposal,
+            "edit" if edited else action,
+            by=user,
+            text=data["text"] or None,
+            importance=data["importance"] or None,
+        )
+        if action == "reject":
+            return _("Proposal rejected.")
+        return _("Proposal accepted as nugget %(id)s.") % {"id": decided.nugget.nugget_id}
     span = _span(query, data)
     if action == "create":
         nugget = changes.create_nugget(

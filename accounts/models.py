@@ -16,3 +16,17 @@ class LoginFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class ResetMail(models.Model):
+    """One password-reset request for an address (normalised), kept for an hour: the
+    mails to one address are rate limited."""
+
+    email = models.CharField(max_length=254)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["email", "at"], name="reset_mail_email_at")]
+
+    def __str__(self) -> str:
+        return f"{self.email} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -1,4 +1,6 @@
-"""Login throttling: after ``ASSAY_LOGIN_ATTEMPTS`` wrong passwords for one user name
+"""Login throttling (every way in: the sign-in page and the admin's) and reset-mail limits.
+
+After ``ASSAY_LOGIN_ATTEMPTS`` wrong passwords for one user name
 within ``ASSAY_LOGIN_LOCKOUT_MINUTES``, that name is locked out until the window has
 passed since the failure that reached the limit; the right password does not open it early.
 
@@ -15,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .models import LoginFailure
+from .models import LoginFailure, ResetMail
 
 
 def window() -> timedelta:
@@ -53,3 +55,18 @@ def record_failure(username: str) -> None:
 
 def clear(username: str) -> None:
     LoginFailure.objects.filter(username=normalise(username)).delete()
+
+
+RESET_WINDOW = timedelta(hours=1)
+
+
+def may_mail_reset(email: str) -> bool:
+    """Whether a reset mail may go to ``email`` now; each request is counted, sent or not,
+    so that one address cannot be flooded (``ASSAY_RESET_MAILS_PER_HOUR``)."""
+    address = normalise(email)[:254]
+    now = timezone.now()
+    with transaction.atomic():
+        ResetMail.objects.filter(at__lte=now - RESET_WINDOW).delete()
+        recent = ResetMail.objects.filter(email=address, at__gt=now - RESET_WINDOW).count()
+        ResetMail.objects.create(email=address, at=now)
+    return recent < settings.ASSAY_RESET_MAILS_PER_HOUR

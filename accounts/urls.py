@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from .forms import LimitedPasswordResetForm
 from .views import LoginView
 
 urlpatterns = [
@@ -12,7 +13,11 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password/reset/",
+        auth_views.PasswordResetView.as_view(form_class=LimitedPasswordResetForm),
+        name="password_reset",
+    ),
     path(
         "password/reset/sent/",
         auth_views.PasswordResetDoneView.as_view(),

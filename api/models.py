@@ -50,6 +50,14 @@ class ApiToken(models.Model):
         return row, token
 
     @classmethod
+    def is_valid(cls, token: str) -> bool:
+        """Whether ``token`` is an active token of an active user (nothing is recorded)."""
+        if not token:
+            return False
+        found = cls.objects.active().filter(token_hash=hash_token(token), user__is_active=True)
+        return found.exists()
+
+    @classmethod
     def authenticate(cls, token: str) -> ApiToken | None:
         row = cls.objects.active().select_related("user").filter(token_hash=hash_token(token))
         row = row.first()

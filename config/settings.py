@@ -186,6 +186,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # within the window lock that name out until the window has passed.
 ASSAY_LOGIN_ATTEMPTS = env_int("ASSAY_LOGIN_ATTEMPTS", 5, minimum=1)
 ASSAY_LOGIN_LOCKOUT_MINUTES = env_int("ASSAY_LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
+# Password-reset mails: at most this many to one address an hour (further requests get the
+# same answer and send nothing).
+ASSAY_RESET_MAILS_PER_HOUR = env_int("ASSAY_RESET_MAILS_PER_HOUR", 3, minimum=1)
 
 # Password reset mails. The console backend (the default) writes them to the server's
 # output; set ASSAY_EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the

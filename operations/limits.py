@@ -7,8 +7,8 @@ size is decided here, from ``Content-Length``, before the CSRF middleware runs:
 - every body is held to the upload limit (``ASSAY_MAX_UPLOAD_BYTES``) plus
   ``DATA_UPLOAD_MAX_MEMORY_SIZE`` for the form's other fields;
 - a body larger than ``ASSAY_ANONYMOUS_BODY_BYTES`` needs a signed-in user (session) or
-  an API token header (checked by the API view before it reads the body): an anonymous
-  client cannot make the server spool a large upload;
+  a valid API token (looked up here, from the header alone): an anonymous client, or one
+  sending ``Authorization: Bearer junk``, cannot make the server spool a large upload;
 - a body without ``Content-Length`` (``Transfer-Encoding: chunked``) is refused with 411:
   its size cannot be known up front (and Django would read none of it anyway).
 
@@ -86,8 +86,12 @@ class RequestBodyLimitMiddleware:
 
     @staticmethod
     def _signed_in(request: HttpRequest) -> bool:
-        if request.META.get("HTTP_AUTHORIZATION"):
-            return True  # an API token: its view checks it before reading the body
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if header:
+            from api.models import ApiToken  # the token's own rule, asked before any read
+
+            scheme, _space, token = header.partition(" ")
+            return scheme.lower() == "bearer" and ApiToken.is_valid(token.strip())
         if not hasattr(request, "session"):
             return False
         return get_user(request).is_authenticated

@@ -112,3 +112,43 @@ def test_a_forgotten_password_is_reset_through_the_mailed_link(client, personas)
     assert attempt(client, "anna", new).status_code == 302
     # The link works once.
     assert b"no longer valid" in client.get(link, follow=True).content
+
+
+ADMIN_LOGIN = "/admin/login/"
+
+
+def test_the_admin_sign_in_shares_the_throttle(client, personas):
+    """Wrong passwords at /admin/login/ count, and a name locked out anywhere is refused
+    there too, even with the right password."""
+    staff = personas["owner"]
+    staff.is_staff = True
+    staff.save()
+    for _ in range(3):
+        client.post(ADMIN_LOGIN, {"username": "alice", "password": "wrong"})
+    assert LoginFailure.objects.filter(username="alice").count() == 3
+    for _ in range(2):
+        attempt(client, "alice", "wrong")
+    answer = client.post(ADMIN_LOGIN, {"username": "alice", "password": PASSWORD})
+    assert "Too many failed attempts" in answer.content.decode() and not logged_in(client)
+    for _ in range(8):
+        client.post(ADMIN_LOGIN, {"username": "alice", "password": "wrong"})
+    assert not logged_in(client)
+    # A person who logs in but is not staff is refused by role, not counted as a failure.
+    answer = client.post(ADMIN_LOGIN, {"username": "vera", "password": PASSWORD})
+    assert not logged_in(client) and not LoginFailure.objects.filter(username="vera").exists()
+
+
+def test_reset_mails_to_one_address_are_rate_limited(client, personas, settings):
+    anna = personas["annotator"]
+    anna.email = "anna@example.org"
+    anna.save()
+    for _ in range(24):
+        answer = client.post(reverse("password_reset"), {"email": "Anna@example.org"})
+        assert answer.status_code == 302  # the same answer every time
+    assert len(mail.outbox) == settings.ASSAY_RESET_MAILS_PER_HOUR == 3
+    # Another address has its own allowance.
+    vera = personas["viewer"]
+    vera.email = "vera@example.org"
+    vera.save()
+    client.post(reverse("password_reset"), {"email": "vera@example.org"})
+    assert len(mail.outbox) == 4

@@ -115,3 +115,21 @@ def test_api_over_limit_upload_is_a_json_413(personas):
     assert response.status_code == 413 and body.reads == 0
     assert response["Content-Type"] == "application/json"
     assert "over the limit of" in response.json()["error"]
+
+
+def test_a_junk_token_does_not_lift_the_anonymous_limit(personas, settings):
+    """Only a valid token lifts the anonymous limit, decided before a byte is read."""
+    from api.models import ApiToken
+
+    size = str(settings.ASSAY_ANONYMOUS_BODY_BYTES + 1)
+    for header in ("Bearer junk", "Basic anything", "Bearer "):
+        for path in ("/accounts/login/", "/api/p/acme/runs/"):
+            response, body = post(Client(), path, size, HTTP_AUTHORIZATION=header)
+            assert response.status_code == 413 and body.reads == 0, (header, path)
+    row, token = ApiToken.create_for(personas["owner"], "ci")
+    reading = Client(raise_request_exception=False)  # the test's body refuses to be read
+    response, body = post(reading, "/api/p/acme/runs/", size, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert body.reads > 0  # a valid token: the body is read
+    row.revoke()
+    response, body = post(Client(), "/api/p/acme/runs/", size, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 413 and body.reads == 0

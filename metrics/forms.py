@@ -10,6 +10,9 @@ from django.utils.translation import gettext_lazy as _
 
 from annotator.access import default_gold_set, require_grades
 from annotator.assignments import clamp_seconds
+from annotator.problems import shown
+from formats.rows import JsonRefused, load_json
+from formats.values import value_problem
 from gold.forms import MAPPING_CHOICES
 from gold.units import levels
 from numerics.grades import MAX_GRADE, MIN_GRADE
@@ -253,13 +256,17 @@ class RunFieldsForm(forms.Form):
         if not text:
             return {}
         try:
-            value = json.loads(text)
+            value = load_json(text)
         except json.JSONDecodeError:
             raise forms.ValidationError(_("Parameters must be a JSON object.")) from None
+        except JsonRefused as refused:  # NaN, Infinity, too deep, an integer too long
+            raise forms.ValidationError(shown(refused.problem)) from None
         if not isinstance(value, dict):
             raise forms.ValidationError(_("Parameters must be a JSON object."))
         if _holds_null(value):
             raise forms.ValidationError(_("Null characters are not allowed."))
+        if problem := value_problem(value, "parameters", max_chars=10_000):
+            raise forms.ValidationError(shown(problem))  # a lone surrogate, a control char
         return value
 
     def clean_tags(self) -> list[str]:

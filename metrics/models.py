@@ -10,6 +10,8 @@ descending in byte order), ranked once on the way in; ``metrics.rankings`` serve
 from __future__ import annotations
 
 import io
+import json
+import math
 import zipfile
 
 import numpy as np
@@ -18,6 +20,37 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunking, Project
+
+
+def _readable(value):
+    """``value`` with lone surrogates replaced by U+FFFD (a page or file can then hold it)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [_readable(item) for item in value]
+    if isinstance(value, dict):
+        return {_readable(key): _readable(item) for key, item in value.items()}
+    return value
+
+
+def _bounded_int(text: str):
+    """A JSON integer; one too long for Python to convert (over 4,300 digits) stays text."""
+    return int(text) if len(text) <= 4300 else text[:20] + "…"
+
+
+class ReadableJSONField(models.JSONField):
+    """A JSON field whose stored values every page and export can show, even rows written
+    before their values were checked: lone surrogates become U+FFFD, NaN and Infinity
+    None, and an integer of thousands of digits a short text, instead of a 500 for
+    everyone who opens the page."""
+
+    def from_db_value(self, value, expression, connection):
+        try:
+            return _readable(super().from_db_value(value, expression, connection))
+        except ValueError:  # an integer over Python's 4,300 digits
+            return _readable(json.loads(value, parse_int=_bounded_int))
 
 
 class RunLevel(models.TextChoices):
@@ -43,7 +76,7 @@ class Run(models.Model):
         Chunking, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
     )
     # Free-form configuration: chunk size, overlap, embedding model, reranker, k ...
-    parameters = models.JSONField(default=dict, blank=True)
+    parameters = ReadableJSONField(default=dict, blank=True)
     source = models.CharField(max_length=255, blank=True)
     n_results = models.PositiveIntegerField(default=0)
     n_queries = models.PositiveIntegerField(default=0)

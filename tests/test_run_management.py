@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotator.importing import run_import
@@ -193,3 +194,54 @@ def test_import_page_shows_the_drop_count(login, personas, bench, tmp_path):
         reverse("annotator:import_status", args=["acme", job.pk]), HTTP_HX_REQUEST="true"
     )
     assert "1 lines dropped" in page.content.decode()
+
+
+BAD_PARAMETERS = [
+    '{"m": "\\udfff"}',  # a lone surrogate
+    '{"m": NaN}',
+    '{"m": Infinity}',
+    '{"m": ' + "9" * 4301 + "}",  # over Python's 4,300 digits
+    '{"m": "tab\\u0001"}',  # a control character
+]
+
+
+@pytest.mark.parametrize("parameters", BAD_PARAMETERS)
+def test_unstorable_parameters_are_a_400_never_stored(login, personas, bench, parameters):
+    from api.models import ApiToken
+
+    run = bench["runs"][0]
+    client = login(personas["owner"])
+    edited = client.post(url("run_edit", run.pk), {"name": "x", "parameters": parameters})
+    assert edited.status_code == 400
+    run.refresh_from_db()
+    assert run.name != "x" and run.parameters == {"k": 6}
+    token = ApiToken.create_for(personas["owner"], "ci")[1]
+    uploaded = client.post(
+        reverse("api:upload_run", args=["acme"]),
+        {
+            "file": SimpleUploadedFile("r.trec", b"q1 Q0 d1 1 2.0 x\n"),
+            "name": "api-run",
+            "parameters": parameters,
+        },
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    assert uploaded.status_code == 400 and not Run.objects.filter(name="api-run").exists()
+
+
+def test_bad_parameters_stored_before_the_check_do_not_break_pages(login, personas, bench):
+    """Rows written by older code: the Runs page, dashboard and export still answer."""
+    from django.db import connection
+
+    run = bench["runs"][0]
+    stored = '{"huge": ' + "7" * 5000 + ', "ok": "e5"}'
+    if connection.vendor == "sqlite":  # PostgreSQL's jsonb refuses lone surrogates itself
+        stored = '{"huge": ' + "7" * 5000 + ', "ok": "e5", "bad": "\\udfff"}'
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE metrics_run SET parameters = %s WHERE id = %s", [stored, run.pk])
+    run.refresh_from_db()
+    assert run.parameters["ok"] == "e5" and run.parameters["huge"].startswith("7777")
+    client = login(personas["owner"])
+    for name, kwargs in (("runs", {}), ("dashboard", {}), ("export", {"format": "csv"})):
+        answer = client.get(url(name, **kwargs))
+        assert answer.status_code == 200, name
+    assert client.get(url("run_detail", run.pk, level="halves")).status_code == 200

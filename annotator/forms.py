@@ -1,6 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from web.fields import WholeField
+
 from .importing import kinds
 from .models import Role
 
@@ -9,7 +11,7 @@ class ListFilterForm(forms.Form):
     """Search and paging for list pages; bad values are a 400, not a guess."""
 
     q = forms.CharField(required=False, max_length=200)
-    page = forms.IntegerField(required=False, min_value=1)
+    page = WholeField(required=False, min_value=1)
 
 
 class MemberAddForm(forms.Form):
@@ -356,8 +358,8 @@ class ImportForm(forms.Form):
 class SpanBoxesForm(forms.Form):
     """A span of a document's text whose boxes on the page images are asked for."""
 
-    start = forms.IntegerField(min_value=0)
-    end = forms.IntegerField(min_value=1)
+    start = WholeField(min_value=0)
+    end = WholeField(min_value=1)
 
     def clean(self):
         data = super().clean()

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from web.errors import answers_bad_parameters
+from web.fields import whole
 from web.htmx import for_htmx
 from web.pages import page_of
 from web.sections import sections
@@ -123,12 +124,10 @@ def members(request: HttpRequest, slug: str) -> HttpResponse:
                     messages.success(request, message)
                     return redirect("annotator:members", slug=slug)
             else:
-                chosen = request.POST.get("membership", "")
-                if not chosen.isdigit():
+                chosen = whole(request.POST.get("membership"))
+                if chosen is None:
                     return HttpResponseBadRequest(_("Which member?"))
-                target = get_object_or_404(
-                    Membership, project=project, pk=int(chosen), is_pseudo=False
-                )
+                target = get_object_or_404(Membership, project=project, pk=chosen, is_pseudo=False)
                 if action == "remove":
                     remove_member(target)
                 else:

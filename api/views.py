@@ -31,6 +31,7 @@ from metrics.forms import RunUploadForm
 from metrics.models import Run
 from metrics.run_import import import_run
 from web.downloads import attachment
+from web.fields import whole
 
 from .models import ApiToken
 
@@ -63,10 +64,10 @@ def tokens(request):
     created = None
     if request.method == "POST":
         if request.POST.get("action") == "revoke":
-            pk = request.POST.get("token", "")
-            if not pk.isdigit():
+            pk = whole(request.POST.get("token"))
+            if pk is None:
                 raise Http404("No such token")
-            get_object_or_404(ApiToken, pk=int(pk), user=request.user).revoke()
+            get_object_or_404(ApiToken, pk=pk, user=request.user).revoke()
         else:
             name = request.POST.get("name", "").strip()[:100] or "pipeline"
             if "\x00" in name:

@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from numerics.consensus import RULES
 from numerics.mapping import MappingPolicy
+from web.fields import WholeField
 
 from .disagreements import DISAGREEMENT_RULES
 from .policy import RULE_LABELS
@@ -45,9 +46,9 @@ class QueueFilterForm(LevelForm):
 class AdjudicateForm(QueueFilterForm):
     """One unit's final grade: the query, the unit (by id, at the queue's level), a reason."""
 
-    query = forms.IntegerField(min_value=1)
+    query = WholeField(min_value=1)
     unit = forms.CharField(max_length=300)
-    grade = forms.IntegerField(min_value=0, max_value=3)
+    grade = WholeField(min_value=0, max_value=3)
     reason = forms.CharField(required=False, max_length=2000)
 
 
@@ -64,9 +65,7 @@ class FreezeForm(forms.Form):
         initial="majority",
         label=_("Consensus rule"),
     )
-    min_annotators = forms.IntegerField(
-        min_value=1, max_value=50, initial=1, label=_("Minimum annotators")
-    )
+    min_annotators = WholeField(min_value=1, max_value=50, initial=1, label=_("Minimum annotators"))
     adjudicated_first = forms.BooleanField(
         required=False, initial=True, label=_("Adjudicated grade first")
     )
@@ -90,7 +89,7 @@ class ReleaseForm(forms.Form):
 
 
 class DiffForm(LevelForm):
-    against = forms.IntegerField(min_value=1, required=False)
+    against = WholeField(min_value=1, required=False)
 
 
 MAPPING_CHOICES = [

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Project
 from gold.units import levels
 from metrics.evaluation import dashboard_measures
+from web.fields import WholeField
 
 from .models import Judge, Scope
 from .prompts import unknown_placeholders
@@ -94,7 +95,7 @@ class JobForm(forms.Form):
     scope = forms.ChoiceField(
         choices=Scope.choices, initial=Scope.HOLES, required=False, label=_("Scope")
     )
-    sample_size = forms.IntegerField(
+    sample_size = WholeField(
         min_value=1, max_value=1_000_000, required=False, label=_("Sample size N")
     )
     level = forms.ChoiceField(

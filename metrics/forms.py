@@ -19,6 +19,7 @@ from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
 from numerics.measures.trec_eval import expand_measures
 from web.errors import BadParameters
+from web.fields import WholeField
 
 from .access import MAX_ID
 from .evaluation import (
@@ -42,13 +43,13 @@ class DashboardForm(forms.Form):
 
     gold = forms.CharField(required=False, max_length=20)
     level = forms.CharField(required=False, max_length=200)
-    k = forms.IntegerField(required=False, min_value=1, max_value=1000)
+    k = WholeField(required=False, min_value=1, max_value=1000)
     mapping = forms.ChoiceField(required=False, choices=MAPPING_CHOICES)
     tag = forms.CharField(required=False, max_length=200)
     sort = forms.CharField(required=False, max_length=40)
     desc = forms.BooleanField(required=False)
-    other = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)  # 2nd run
-    baseline = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    other = WholeField(required=False, min_value=1, max_value=MAX_ID)  # 2nd run
+    baseline = WholeField(required=False, min_value=1, max_value=MAX_ID)
     # The dashboard's run filters and grouping: a run tag, a parameter "key=value", and
     # a parameter key (or "tag", "series", "chunking") to group the rows by.
     run_tag = forms.CharField(required=False, max_length=200)
@@ -206,8 +207,8 @@ class JudgeForm(forms.Form):
     """A grade given in the drill-down, with the seconds spent (as the labelling screen
     reports them)."""
 
-    unit = forms.IntegerField(min_value=0)
-    grade = forms.IntegerField(min_value=MIN_GRADE, max_value=MAX_GRADE)
+    unit = WholeField(min_value=0)
+    grade = WholeField(min_value=MIN_GRADE, max_value=MAX_GRADE)
     elapsed = forms.CharField(required=False, max_length=40)
 
     def clean_elapsed(self) -> float:
@@ -218,7 +219,7 @@ class MetricsExportForm(DashboardForm):
     """A metrics export: means per run, or per-query values of one ``run``."""
 
     format = forms.ChoiceField(required=False, choices=[("csv", "CSV"), ("xlsx", "Excel")])
-    run = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    run = WholeField(required=False, min_value=1, max_value=MAX_ID)
 
     def clean_format(self) -> str:
         return self.cleaned_data["format"] or "csv"

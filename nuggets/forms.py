@@ -6,6 +6,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from web.fields import WholeField
+
 from .exporting import FORMATS
 from .models import MAX_NUGGET_TEXT, Importance
 
@@ -16,18 +18,18 @@ class NuggetChangeForm(forms.Form):
     """One change: ``action`` and the fields it needs (``clean`` says which are missing)."""
 
     action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS])
-    nugget = forms.IntegerField(required=False, min_value=1)
-    version = forms.IntegerField(required=False, min_value=1)
+    nugget = WholeField(required=False, min_value=1)
+    version = WholeField(required=False, min_value=1)
     text = forms.CharField(required=False, max_length=MAX_NUGGET_TEXT)
     importance = forms.ChoiceField(required=False, choices=Importance.choices)
-    position = forms.IntegerField(required=False, min_value=0, max_value=100_000)
-    into = forms.IntegerField(required=False, min_value=1)
-    evidence = forms.IntegerField(required=False, min_value=1)
-    proposal = forms.IntegerField(required=False, min_value=1)
+    position = WholeField(required=False, min_value=0, max_value=100_000)
+    into = WholeField(required=False, min_value=1)
+    evidence = WholeField(required=False, min_value=1)
+    proposal = WholeField(required=False, min_value=1)
     # A span from a selection: the document, the offsets and the characters selected.
-    document = forms.IntegerField(required=False, min_value=1)
-    start = forms.IntegerField(required=False, min_value=0)
-    end = forms.IntegerField(required=False, min_value=0)
+    document = WholeField(required=False, min_value=1)
+    start = WholeField(required=False, min_value=0)
+    end = WholeField(required=False, min_value=0)
     selected = forms.CharField(required=False, strip=False, max_length=200_000)
 
     NEEDS = {
@@ -60,7 +62,7 @@ class NuggetSettingForm(forms.Form):
 
 class NuggetExportForm(forms.Form):
     format = forms.ChoiceField(choices=[(f, f) for f in FORMATS], required=False)
-    gold = forms.IntegerField(required=False, min_value=1)
+    gold = WholeField(required=False, min_value=1)
     level = forms.CharField(required=False, max_length=200)
 
     def clean_format(self):

@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from numerics.grades import GRADES
+from web.fields import WholeField
 
 from ..models import AssignmentStatus, Granularity
 from ..queue_order import queue_orders
@@ -40,7 +41,7 @@ class AssignForm(forms.Form):
         coerce=int, label=_("Annotators"), widget=forms.CheckboxSelectMultiple
     )
     mode = forms.ChoiceField(choices=MODES, initial="even", label=_("How"))
-    per_query = forms.IntegerField(
+    per_query = WholeField(
         min_value=1, max_value=50, initial=2, required=False, label=_("Annotators per query")
     )
     # Taking back every query's work is asked about first; the answer comes back here.
@@ -76,7 +77,7 @@ class AssignForm(forms.Form):
 
 class QueueFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=[("", _("All")), *AssignmentStatus.choices])
-    page = forms.IntegerField(required=False, min_value=1)
+    page = WholeField(required=False, min_value=1)
     order = forms.ChoiceField(required=False)
 
     def __init__(self, *args, **kwargs):
@@ -118,21 +119,21 @@ class JudgeForm(forms.Form):
         choices=GRADE_CHOICES, coerce=int, required=False, empty_value=None
     )
     note = forms.CharField(required=False, max_length=5000, strip=False)
-    judgment = forms.IntegerField(required=False, min_value=1)
-    history = forms.IntegerField(required=False, min_value=1)
-    chunk = forms.IntegerField(required=False, min_value=1)
+    judgment = WholeField(required=False, min_value=1)
+    history = WholeField(required=False, min_value=1)
+    chunk = WholeField(required=False, min_value=1)
     granularity = forms.ChoiceField(
         required=False,
         choices=[(g, g) for g in (Granularity.PASSAGE, Granularity.PAGE, Granularity.DOCUMENT)],
     )
-    document = forms.IntegerField(required=False, min_value=1)
-    start = forms.IntegerField(required=False, min_value=0)
-    end = forms.IntegerField(required=False, min_value=0)
-    page = forms.IntegerField(required=False, min_value=1)
+    document = WholeField(required=False, min_value=1)
+    start = WholeField(required=False, min_value=0)
+    end = WholeField(required=False, min_value=0)
+    page = WholeField(required=False, min_value=1)
     text = forms.CharField(required=False, strip=False, max_length=2_000_000)
     elapsed = forms.FloatField(required=False)
     suggested = forms.BooleanField(required=False)  # a judge's suggestion was on screen
-    pos = forms.IntegerField(required=False, min_value=1, max_value=100_000)  # card's number
+    pos = WholeField(required=False, min_value=1, max_value=100_000)  # card's number
     # The version of the label the screen showed (labels.label_version); a save whose
     # label changed since is refused rather than overwriting the other change.
     version = forms.CharField(required=False, max_length=64)
@@ -162,11 +163,11 @@ class JudgeForm(forms.Form):
 class EvidenceFragmentForm(forms.Form):
     """Which piece of the judging screen to show: a label, a chunk's card, a document, or all."""
 
-    judgment = forms.IntegerField(required=False, min_value=1)
-    chunk = forms.IntegerField(required=False, min_value=1)
-    document = forms.IntegerField(required=False, min_value=1)
-    chunking = forms.IntegerField(required=False, min_value=1)
-    pos = forms.IntegerField(required=False, min_value=1, max_value=100_000)  # card's number
+    judgment = WholeField(required=False, min_value=1)
+    chunk = WholeField(required=False, min_value=1)
+    document = WholeField(required=False, min_value=1)
+    chunking = WholeField(required=False, min_value=1)
+    pos = WholeField(required=False, min_value=1, max_value=100_000)  # card's number
 
 
 class SearchForm(forms.Form):
@@ -174,13 +175,13 @@ class SearchForm(forms.Form):
     scope = forms.ChoiceField(
         required=False, choices=[("chunks", _("Chunks")), ("documents", _("Documents"))]
     )
-    chunking = forms.IntegerField(required=False, min_value=1)
-    page = forms.IntegerField(required=False, min_value=1, max_value=10_000)
+    chunking = WholeField(required=False, min_value=1)
+    page = WholeField(required=False, min_value=1, max_value=10_000)
 
 
 class DocumentViewForm(forms.Form):
-    document = forms.IntegerField(required=False, min_value=1)
-    page = forms.IntegerField(required=False, min_value=1)
-    at = forms.IntegerField(required=False, min_value=0)
-    end = forms.IntegerField(required=False, min_value=0)
-    chunking = forms.IntegerField(required=False, min_value=1)
+    document = WholeField(required=False, min_value=1)
+    page = WholeField(required=False, min_value=1)
+    at = WholeField(required=False, min_value=0)
+    end = WholeField(required=False, min_value=0)
+    chunking = WholeField(required=False, min_value=1)

@@ -106,8 +106,11 @@ def page_picture(document: Document, number: int, marks=()) -> dict | None:
     original = original_path(document)
     if not is_pdf(document) or original is None or not 1 <= number <= len(document.page_starts):
         return None
-    if render_scale(*page_size(original, number), DEFAULT_WIDTH) is None:
-        return None  # a strip of a page: its text is shown, no picture
+    if "extraction" in document.metadata:  # imported since the pages not drawn are listed
+        if number in (document.metadata.get("pages_not_drawn") or []):
+            return None  # a strip of a page: its text is shown, no picture
+    elif render_scale(*page_size(original, number), DEFAULT_WIDTH) is None:
+        return None
     args = [document.project.slug, document.pk]
     highlights = []
     for mark in marks:

@@ -198,13 +198,14 @@ def document_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     document = get_object_or_404(Document, project=project, pk=pk)
     has_original = original_name(document) is not None
     pictures = is_pdf(document) and has_original
+    not_drawn = set(document.metadata.get("pages_not_drawn") or []) if pictures else set()
     pages = [
         {
             "number": i + 1,
             "text": document.text[start:end],
             "image": reverse("annotator:document_page_image", args=[slug, document.pk, i + 1])
             + "?width=600"
-            if pictures
+            if pictures and i + 1 not in not_drawn
             else "",
         }
         for i, (start, end) in enumerate(document.page_spans())

@@ -168,6 +168,10 @@ def test_a_strip_of_a_page_is_never_drawn_and_a_long_page_is_drawn_within_the_bo
         client.get(url("document_page_image", document, page=1), {"width": 900}).status_code == 404
     )
     assert originals.page_picture(document, 1) is None
+    assert document.metadata["pages_not_drawn"] == [1]
+    detail = client.get(reverse("annotator:document_detail", args=["acme", document.pk]))
+    assert "/pages/1.png" not in detail.content.decode()
+    assert "/pages/2.png" in detail.content.decode()
     # The scroll: 900 × 36,000 asked, drawn narrower so that it stays within both bounds.
     response = client.get(url("document_page_image", document, page=2), {"width": 1200})
     width, height = struct.unpack(">II", b"".join(response.streaming_content)[16:24])

@@ -139,3 +139,10 @@ def test_html_main_inside_a_main_role_is_read_once_and_deep_nesting_is_no_proble
     assert text == "Once."
     deep = "<div>" * 20_000 + "Deep text." + "</div>" * 20_000
     assert html_text(f"<body>{deep}</body>")[0] == "Deep text."
+
+
+def test_an_html_page_without_a_charset_that_is_not_utf8_is_read_as_browsers_do(tmp_path):
+    """libxslt's own documentation page: Latin-1 bytes, no charset declared."""
+    page = tmp_path / "xslt.html"
+    page.write_bytes(b"<html><head><title>XSLT</title></head><p>typos (Jan Pokorn\xfd)</p></html>")
+    assert extract(page, "xslt.html").text == "typos (Jan Pokorný)"

@@ -151,8 +151,9 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
     with path.open("rb") as handle:
         data = handle.read(limits.max_bytes + 1)
     declared = _CHARSET.search(data[:4096])
+    # Undeclared and not UTF-8: windows-1252, as browsers read such a page.
     text, title = html_text(
-        decode(data, name, declared.group(1).decode() if declared else None),
+        decode(data, name, declared.group(1).decode() if declared else "cp1252"),
         whole_page=deadline.options.html_whole_page,
         deadline=deadline,
     )

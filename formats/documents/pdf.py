@@ -150,6 +150,8 @@ def read(path: Path, name: str, limits: Limits, deadline: Deadline) -> Extracted
         for key, source in (("producer", "Producer"), ("creator", "Creator"), ("author", "Author"))
         if info.get(source, "").strip()
     }
+    if unshown:
+        metadata["pages_not_drawn"] = unshown
     return Extracted(text, starts, title, metadata, warnings)
 
 

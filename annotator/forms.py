@@ -190,7 +190,7 @@ class ImportForm(forms.Form):
     kind = forms.ChoiceField(choices=import_kinds, label=_("What the file holds"))
     file = SeveralFilesField(
         label=_("File"),
-        help_text=_("Document files: several at once, or a .zip of them."),
+        help_text=_("Document files: up to 100 at once, or a .zip of any number."),
     )
     format = forms.ChoiceField(choices=IMPORT_FORMATS, required=False, label=_("Format"))
     chunking = forms.CharField(

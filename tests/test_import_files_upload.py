@@ -142,3 +142,14 @@ def test_only_document_files_come_several_at_once(login, personas):
     assert response.status_code == 400
     assert "Only document files can be uploaded several at once." in response.content.decode()
     assert not ImportJob.objects.exists()
+
+
+def test_more_files_than_a_request_may_carry_is_a_clear_400(login, personas):
+    """Django takes at most DATA_UPLOAD_MAX_NUMBER_FILES (100) files per request: more is
+    refused before anything is saved (a .zip carries any number)."""
+    client = login(personas["owner"])
+    files = [SimpleUploadedFile(f"n{i}.txt", b"text") for i in range(101)]
+    url = reverse("annotator:import_upload", args=["acme"])
+    response = client.post(url, {"file": files, "kind": "files"})
+    assert response.status_code == 400
+    assert not ImportJob.objects.exists()

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 
 from annotator.models import Document, Project, Query
+from formats.values import as_token
 from gold.models import GoldSet
 from gold.units import units_for_level
 from numerics.id_order import natural_key
@@ -149,7 +150,8 @@ def write_ndeval(export: NuggetExport) -> str:
     lines = []
     for n in export.nuggets:
         rel = 2 if n["importance"] == "vital" else 1
-        lines += [f"{n['qid']} {n['nugget_id']} {unit} {rel}\n" for unit in n["units"]]
+        # Ids are single tokens; one kept from before that rule is written as a token.
+        lines += [f"{n['qid']} {n['nugget_id']} {as_token(unit)} {rel}\n" for unit in n["units"]]
     return "".join(lines)
 
 

@@ -202,6 +202,16 @@ def test_a_qrels_download_never_writes_a_five_field_line(project, personas, logi
     )
     lines = response.content.decode().splitlines()
     assert lines == ["q1 0 Annual_report.txt 2"]
+    from gold.services import ConsensusPolicy, freeze_gold_set
+
+    gold_set = freeze_gold_set(project, "g", policy=ConsensusPolicy("median"))
+    frozen = login(personas["owner"]).get(
+        reverse("gold:export", args=["acme", gold_set.pk]),
+        {"level": "documents", "format": "qrels"},
+    )
+    assert b"".join(
+        frozen.streaming_content if frozen.streaming else [frozen.content]
+    ).decode().splitlines() == ["q1 0 Annual_report.txt 2"]
 
 
 # --- replacing while people label --------------------------------------------------------

@@ -87,11 +87,13 @@ def _keeps_an_owner(membership: Membership, new_role: str | None) -> None:
 def add_member(project: Project, identifier: str, role: str) -> Membership:
     """Make the user (username or email) a member with ``role``; a member gets the new role."""
     user = find_user(identifier)
+    # A pseudo-annotator (imported labels, an LLM judge's version) of any project is
+    # nobody who logs in: it never becomes a member.
+    if Membership.objects.filter(user=user, is_pseudo=True).exists():
+        raise ProjectRejected(_("This name holds imported labels, not a person."), "username")
     membership = Membership.objects.filter(project=project, user=user).first()
     if membership is None:
         return Membership.objects.create(project=project, user=user, role=role)
-    if membership.is_pseudo:
-        raise ProjectRejected(_("This name holds imported labels, not a person."), "username")
     change_role(membership, role)
     return membership
 

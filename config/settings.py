@@ -334,6 +334,10 @@ CONTENT_SECURITY_POLICY = (
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A refusal (403) is the access rule working, not a fault: one line, no traceback.
+    "filters": {"refusals_in_one_line": {"()": "operations.logs.RefusalsInOneLine"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["refusals_in_one_line"]}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("ASSAY_LOG_LEVEL", "WARNING")},
 }

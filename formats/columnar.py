@@ -239,9 +239,7 @@ def read_trec_run(
     code: dict[str, int] = {}  # query id -> its code, in order of first appearance
     query, score, ids, lines = [], [], [], LineRuns()
     tag = ""
-    for parsed in read_blocks(
-        source, fmt, collected, max_bytes=max_bytes, block_bytes=block_bytes
-    ):
+    for parsed in read_blocks(source, fmt, collected, max_bytes=max_bytes, block_bytes=block_bytes):
         distinct = parsed.qid.unique(maintain_order=True).to_list()
         for qid in distinct:
             code.setdefault(qid, len(code))

@@ -399,7 +399,5 @@ def dashboard_measures(k: int, templates=DEFAULT_MEASURES) -> list[tuple[str, st
     """(engine name, column label) of the dashboard's measures at cutoff k: any name of
     either vocabulary (``nDCG@10``, ``ndcg_cut.10``, ``map``), one with several
     parameters standing for each (``P.5,10`` → ``P_5``, ``P_10``)."""
-    names = list(
-        dict.fromkeys(n for t in templates for n in expand_measures(measure_name(t, k)))
-    )
+    names = list(dict.fromkeys(n for t in templates for n in expand_measures(measure_name(t, k))))
     return [(name, name) for name in names]

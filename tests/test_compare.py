@@ -88,9 +88,7 @@ def test_archived_runs_are_not_offered_but_compare_when_named(login, personas, b
     assert bm25 not in list(page.context["all_runs"])
 
 
-def test_a_run_the_level_cannot_measure_is_refused_as_the_api_refuses_it(
-    login, personas, bench
-):
+def test_a_run_the_level_cannot_measure_is_refused_as_the_api_refuses_it(login, personas, bench):
     # The page dropped it and compared the rest; the API answered 400. Now both name it.
     dense, bm25 = bench["runs"]
     docs = bench["doc_run"]

@@ -182,7 +182,15 @@ def _move_documents(staged: Project, project: Project, seen: dict[str, int]) -> 
 # --- queries ---------------------------------------------------------------------------
 
 QUERY_FIELDS = {
-    "qid", "id", "_id", "text", "query", "reference_answer", "answer", "tags", "metadata"
+    "qid",
+    "id",
+    "_id",
+    "text",
+    "query",
+    "reference_answer",
+    "answer",
+    "tags",
+    "metadata",
 }
 
 

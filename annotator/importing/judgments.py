@@ -63,6 +63,13 @@ A_PERSON = define(
         "pseudo-annotator or a new name (for example llm-judge)"
     ),
 )
+OTHER_PROJECTS = define(
+    "labels.other_projects",
+    gettext_noop(
+        "%(name)s labels for another project (an imported assessor or an LLM judge); "
+        "choose another name"
+    ),
+)
 NEEDS_CHUNKING = define(
     "labels.needs_chunking",
     gettext_noop("chunk-level labels need an existing chunking, not %(name)s"),
@@ -95,7 +102,13 @@ def existing_annotator(project: Project, name: str):
     if membership is not None and membership.is_pseudo:
         return user
     if membership is None and not user.has_usable_password():
-        return user
+        elsewhere = Membership.objects.filter(user=user)
+        if not elsewhere.exists():
+            return user
+        if not elsewhere.filter(is_pseudo=False).exists():
+            # Another project's pseudo-annotator or judge version: its labels are that
+            # project's, and this owner may not write under its name.
+            raise FileRejected([OTHER_PROJECTS(name=repr(name))])
     raise FileRejected([A_PERSON(name=repr(name))])
 
 

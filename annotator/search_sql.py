@@ -78,13 +78,16 @@ class _Query:
 
     def select(self, offset: int, limit: int) -> tuple[str, list]:
         where = " AND ".join(self.where)
-        if self.ranked_by_index:
-            sql = (
-                f"SELECT f.rowid FROM {self.source} WHERE {where} "  # noqa: S608
-                "ORDER BY f.rank LIMIT %s OFFSET %s"
-            )
-            return sql, [*self.params, limit, offset]
         window = max(RANK_WINDOW, offset + limit)
+        if self.ranked_by_index:
+            # bm25 over the first RANK_WINDOW matches: ranking every match of a term that
+            # half the chunks hold took seconds.
+            sql = (
+                f"SELECT w.id FROM (SELECT f.rowid AS id, f.rank AS score "  # noqa: S608
+                f"FROM {self.source} WHERE {where} LIMIT %s) w "
+                "ORDER BY w.score, w.id LIMIT %s OFFSET %s"
+            )
+            return sql, [*self.params, window, limit, offset]
         sql = (
             f"SELECT w.id FROM (SELECT {self.key} AS id, {self.score} AS score "  # noqa: S608
             f"FROM {self.source} WHERE {where} LIMIT %s) w "
@@ -113,27 +116,34 @@ def _sqlite_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
     long_terms = [t for t in terms if len(t) >= MIN_TRIGRAM]
     short_terms = [t for t in terms if len(t) < MIN_TRIGRAM]
     if scope.documents:
-        source = "annotator_document_fts f JOIN annotator_document d ON d.id = f.rowid"
-        fts, grams, where = (
-            "annotator_document_fts",
-            "annotator_document_grams",
-            ["d.project_id = %s"],
-        )
+        table, fts = "annotator_document d", "annotator_document_fts"
+        grams, where, row = "annotator_document_grams", ["d.project_id = %s"], "d.id"
         columns, text = ["f.title", "f.text"], "f.title || ' ' || f.text"
     else:
-        source = "annotator_chunk_fts f JOIN annotator_chunk c ON c.id = f.rowid"
-        fts, grams, where = "annotator_chunk_fts", "annotator_chunk_grams", ["c.chunking_id = %s"]
+        table, fts = "annotator_chunk c", "annotator_chunk_fts"
+        grams, where, row = "annotator_chunk_grams", ["c.chunking_id = %s"], "c.id"
         columns, text = ["f.text"], "f.text"
     params: list = [scope.key]
     joiner = " OR " if any_term else " AND "
     if any_term and long_terms:
         short_terms = []  # ranking by the indexed terms is enough; short ones only add noise
+    # The full-text index drives (CROSS JOIN keeps SQLite from scanning the scope and
+    # asking the index once per row).
     if long_terms:
+        source = f"{fts} f CROSS JOIN {table} ON {row} = f.rowid"
         where.append(f"{fts} MATCH %s")
         params.append(joiner.join(_fts_phrase(t) for t in long_terms))
+    else:
+        source = (
+            f"{grams} g CROSS JOIN {fts} f ON f.rowid = g.rowid "
+            f"CROSS JOIN {table} ON {row} = g.rowid"
+        )
     if short_terms:
         folded = [t.lower() for t in short_terms]
-        where.append(f"f.rowid IN (SELECT rowid FROM {grams} WHERE {grams} MATCH %s)")  # noqa: S608
+        if long_terms:
+            where.append(f"f.rowid IN (SELECT rowid FROM {grams} WHERE {grams} MATCH %s)")  # noqa: S608
+        else:
+            where.append(f"{grams} MATCH %s")
         params.append(joiner.join(f"({sqlite_match(t)})" for t in folded))
         # Confirmed against the text: the grams are a term's candidates, not its proof.
         confirm = []

@@ -296,12 +296,12 @@ def child(size: str, repeats: int, folder: str) -> None:
     from metrics.rankings import cache
 
     kept = Path(folder) / "generated.json"
+    call_command("migrate", "--noinput", verbosity=0)
     if kept.is_file():  # a kept folder (--data): measure its project again
         generated = Generated(**json.loads(kept.read_text()))
         generate_seconds = generated.seconds.get("total", 0)
         objects = _objects(generated, create=False)
     else:
-        call_command("migrate", "--noinput", verbosity=0)
         call_command("collectstatic", "--noinput", verbosity=0)
         started = time.perf_counter()
         generated = generate(size)

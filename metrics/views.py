@@ -34,6 +34,7 @@ from annotator.models import Membership, Query
 from gold.units import levels, units_for_level
 from web.errors import BadParameters, answers_bad_parameters
 from web.htmx import for_htmx
+from web.pages import page_of
 from web.sections import sections
 
 from . import charts, reports
@@ -153,13 +154,17 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     rows.sort(key=lambda r: natural_key(r["query"].qid))
     rows.sort(key=lambda r: r["values"][sort_name], reverse=data["desc"])
     tags = sorted({t for q in project.queries.values_list("tags", flat=True) for t in q})
+    # A page of the per-query table (the histogram shows every query): drawing a row per
+    # query of a project with thousands took seconds.
+    page = page_of(request, rows)
     context = {
         "project": project,
         "membership": membership,
         "run": run,
         "parameters_json": json.dumps(run.parameters, ensure_ascii=False),
         "setting": setting,
-        "rows": rows,
+        "rows": page.object_list,
+        "page": page,
         "sort_name": sort_name,
         "desc": data["desc"],
         "current_tag": data["tag"],

@@ -186,3 +186,32 @@ def test_the_adjudication_queue_shows_a_page_of_queries(login, personas, corpus,
     assert sorted(shown[0] + shown[1]) == sorted(q.qid for q in queries)
     assert "3 disputed units" in first and 'rel="next"' in first
     assert client.get(url, {"level": "documents", "page": "x"}).status_code == 400
+
+
+def test_a_runs_per_query_table_shows_a_page(login, personas, corpus):
+    from metrics.models import Run
+
+    queries = [corpus["query"]] + [
+        Query.objects.create(project=personas["project"], qid=f"pq{i}", text="t") for i in range(4)
+    ]
+    run = Run(project=personas["project"], name="r", level="chunk", chunking=corpus["chunking"])
+    run.set_results(
+        np.array([q.pk for q in queries]), np.array([corpus["chunk"].pk] * 5), np.ones(5)
+    )
+    run.save()
+    from annotator.labels import Evidence, change_label
+
+    for query in queries:  # measured queries are those with gold
+        change_label(
+            query=query,
+            annotator=personas["annotator"],
+            evidence=Evidence.for_chunk(corpus["chunk"]),
+            grade=2,
+        )
+    client = login(personas["owner"])
+    url = reverse("metrics:run_detail", args=["acme", run.pk])
+    bodies = [client.get(url, {"page": n}).content.decode() for n in (1, 2, 3)]
+    tables = [body.split('id="per-query"')[1].split("</table>")[0] for body in bodies]
+    shown = [re.findall(r"/q/([^/]+)/\?", table) for table in tables]
+    assert [len(s) for s in shown] == [2, 2, 1]
+    assert sorted(qid for page in shown for qid in page) == sorted(q.qid for q in queries)

@@ -12,19 +12,21 @@ counted; a query the run does not retrieve for scores 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from django.db.models import Count, Max
 
 from annotator.models import Project
 from metrics.evaluation import EvaluationSetting
 from metrics.models import Run
-from metrics.rankings import ranked_run, unit_codes
+from metrics.rankings import cache, ranked_run, run_version, unit_codes
 from numerics.nuggets import evaluate_nuggets, ranks_within
 from numerics.significance import bootstrap_cis
 
 from .coverage import Coverage, coverage
+from .models import Nugget, NuggetHistory
 from .sources import NuggetRows, nugget_rows
 
 RESAMPLES = 1000  # as the dashboard's intervals
@@ -50,6 +52,11 @@ class NuggetScores:
     level: str
     query_pks: np.ndarray
     values: dict[str, np.ndarray]
+
+    @property
+    def nbytes(self) -> int:
+        """What the per-process cache counts this by."""
+        return self.query_pks.nbytes + sum(v.nbytes for v in self.values.values())
 
     def counted(self, name: str) -> int:
         return int(np.isfinite(self.values[name]).sum())
@@ -77,11 +84,24 @@ class NuggetSetting:
     project: Project
     setting: EvaluationSetting
     rows: NuggetRows
-    _coverage: dict = field(default_factory=dict, repr=False)
+    # What identifies these nuggets in the per-process cache: a gold set never changes;
+    # every change of live nuggets adds a history row, and what removes nuggets or spans
+    # without one (a query or document deleted) changes their counts.
+    revision: tuple = ()
 
     @classmethod
     def of(cls, project: Project, setting: EvaluationSetting) -> NuggetSetting:
-        return cls(project, setting, nugget_rows(project, setting.gold.gold_set))
+        gold_set = setting.gold.gold_set
+        if gold_set is not None:
+            revision = ("gold", gold_set.pk)
+        else:
+            last = NuggetHistory.objects.filter(query__project=project).aggregate(m=Max("id"))
+            counts = Nugget.objects.in_project(project).aggregate(
+                n=Count("pk", distinct=True), e=Count("evidence")
+            )
+            revision = ("live", project.pk, last["m"], counts["n"], counts["e"])
+        rows = cache.get(("nuggets", *revision), lambda: nugget_rows(project, gold_set))
+        return cls(project, setting, rows, revision)
 
     @property
     def n_queries(self) -> int:
@@ -94,11 +114,25 @@ class NuggetSetting:
 
     def coverage_for(self, run: Run) -> Coverage:
         units = self.setting.gold_for(run).units
-        if units.fingerprint not in self._coverage:
-            self._coverage[units.fingerprint] = coverage(self.rows, units, self.setting.mapping)
-        return self._coverage[units.fingerprint]
+        mapping = self.setting.mapping
+        key = ("nugget-coverage", *self.revision, units.fingerprint, str(mapping))
+        return cache.get(key, lambda: coverage(self.rows, units, mapping))
 
     def scores(self, run: Run, measures: list[str] | None = None) -> NuggetScores:
+        """The run's values (kept per process: runs never change, nor do these nuggets)."""
+        measures = list(measures or nugget_measures(self.setting.k))
+        units = self.setting.gold_for(run).units
+        key = (
+            "nugget-scores",
+            *self.revision,
+            *run_version(run),
+            units.fingerprint,
+            str(self.setting.mapping),
+            tuple(measures),
+        )
+        return cache.get(key, lambda: self._scores(run, measures))
+
+    def _scores(self, run: Run, measures: list[str]) -> NuggetScores:
         covered = self.coverage_for(run)
         units = covered.units
         subtopics, query_pks = covered.subtopics(unit_codes(units))
@@ -116,7 +150,7 @@ class NuggetSetting:
             index[keep],
             unit_codes(units)[ranked.item[keep]],
             rank[keep],
-            measures or nugget_measures(self.setting.k),
+            measures,
         )
         return NuggetScores(run, units.level, query_pks, values)
 

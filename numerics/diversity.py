@@ -96,6 +96,37 @@ def ideal_gains(subtopics: Subtopics, depth: int, alpha: float) -> np.ndarray:
     nugget = subtopics.pair_nugget[order]
     new = np.r_[True, (query[1:] != query[:-1]) | (item[1:] != item[:-1])]
     group = np.cumsum(new) - 1
+    group_query = query[new]  # groups are sorted by query, then item ascending
+    n_groups = int(group_query.size)
+    first = np.flatnonzero(np.r_[True, group_query[1:] != group_query[:-1]])
+    size = np.diff(np.r_[first, n_groups])
+    owner = np.repeat(np.arange(first.size), size)  # each group's block of queries
+    position = np.arange(n_groups)
+    state = np.ones(subtopics.n_nuggets)
+    placed = np.zeros(n_groups, dtype=bool)
+    for step in range(min(depth, int(size.max()))):
+        score = np.bincount(group, weights=state[nugget], minlength=n_groups)
+        score[placed] = -1.0
+        # Per query, the greatest score; of equal ones the last group, whose item code
+        # is the greatest (ndeval breaks ties by id).
+        best = np.maximum.reduceat(score, first)
+        at_best = np.where(score == best[owner], position, -1)
+        chosen = np.maximum.reduceat(at_best, first)
+        chosen = chosen[score[chosen] >= 0]
+        if chosen.size == 0:
+            break
+        out[group_query[chosen], step] = score[chosen]
+        placed[chosen] = True
+        taken = np.zeros(n_groups, dtype=bool)
+        taken[chosen] = True
+        state[nugget[taken[group]]] *= 1.0 - alpha
+    return out
+    query = subtopics.pair_query
+    order = np.lexsort((subtopics.pair_nugget, subtopics.pair_item, query))
+    query, item = query[order], subtopics.pair_item[order]
+    nugget = subtopics.pair_nugget[order]
+    new = np.r_[True, (query[1:] != query[:-1]) | (item[1:] != item[:-1])]
+    group = np.cumsum(new) - 1
     group_query, group_item = query[new], item[new]
     n_groups = int(group_query.size)
     state = np.ones(subtopics.n_nuggets)

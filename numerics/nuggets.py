@@ -234,6 +234,12 @@ def evaluate_nuggets(
     parsed = [m if isinstance(m, NuggetMeasure) else parse_nugget_measure(m) for m in measures]
     hits = covered_hits(subtopics, run_query, run_item, run_rank)
     first = first_covered_rank(subtopics, hits)
+    # ndeval's greedy ideal once per alpha, as deep as the deepest cutoff asks.
+    depth: dict[float, int] = {}
+    for m in parsed:
+        if m.family == "alpha_nDCG":
+            depth[m.alpha] = max(depth.get(m.alpha, 0), m.cutoff)
+    ideal = {a: diversity.ideal_gains(subtopics, k, a) for a, k in depth.items()}
     values: dict[str, np.ndarray] = {}
     for m in parsed:
         if m.family == "NuggetRecall":
@@ -241,7 +247,9 @@ def evaluate_nuggets(
         elif m.family == "StRecall":
             values[m.name] = diversity.subtopic_recall(subtopics, first, m.cutoff)
         elif m.family == "alpha_nDCG":
-            values[m.name] = diversity.alpha_ndcg(subtopics, hits, m.cutoff, m.alpha)
+            values[m.name] = diversity.alpha_ndcg(
+                subtopics, hits, m.cutoff, m.alpha, ideal=ideal[m.alpha]
+            )
         else:
             values[m.name] = diversity.err_ia(subtopics, hits, m.cutoff)
     return values

@@ -217,3 +217,17 @@ def test_the_api_and_export_metrics_give_the_dashboards_figures(case, client, ca
     )
     assert float(row["NuggetRecall@2"]) == pytest.approx((2 / 3 + 1) / 2)
     assert row["nugget queries"] == "2"
+
+
+def test_figures_follow_a_change_of_the_nuggets_at_once(case):
+    """Scores are kept per process, keyed by the nuggets' history: a change shows at once."""
+    from nuggets.changes import edit_nugget
+    from nuggets.models import Nugget
+
+    assert at(case, "A", "halves", 1)[0][0] == pytest.approx(1 / 3)
+    n2 = Nugget.objects.get(query__qid="q1", text="n2")
+    d1 = Document.objects.get(doc_id="D1")
+    edit_nugget(n2, changed_by=case["owner"], add=[Span(d1, 70, 75)])  # inside D1#1, rank 1
+    assert at(case, "A", "halves", 1)[0][0] == pytest.approx(2 / 3)
+    Nugget.objects.filter(pk=n2.pk).delete()  # no history row: the count tells
+    assert at(case, "A", "halves", 1)[0][0] == pytest.approx(1 / 2)

@@ -4,6 +4,7 @@ the drill-down's covered nuggets; screenshots of each screen in English and Chin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from annotator.models import Chunk, Chunking, Document, Query
 from metrics.models import Run
 from nuggets.changes import Span, create_nugget
 from nuggets.models import Nugget
+from nuggets.proposals import passages_for, read_answer, store
 from tests.conftest import PASSWORD
 
 from .conftest import log_in
@@ -181,6 +183,19 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
         evidence=[Span(doc, TEXT.index("升力"), TEXT.index("攻角"))],
         changed_by=owner,
     )
+    # A second lead's nuggets (for the agreement page) and an LLM judge's proposal.
+    create_nugget(
+        wing["query"],
+        text="Pressure difference makes lift",
+        importance="vital",
+        evidence=[Span(doc, 20, 60)],
+        changed_by=wing["adjudicator"],
+    )
+    answer = json.dumps(
+        {"nuggets": [{"text": "Camber raises lift", "importance": "okay", "passages": [1]}]}
+    )
+    passages = passages_for(wing["query"])
+    store(wing["query"], passages, read_answer(answer, len(passages), 5))
     context = browser.new_context(locale=language, viewport={"width": 1366, "height": 900})
     page = context.new_page()
     folder = SHOTS / language.split("-")[0]
@@ -197,6 +212,7 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
             "#nugget-list",
         ),
         "nuggets-overview": (reverse("nuggets:overview", args=["acme"]), "#nugget-queries"),
+        "nuggets-agreement": (reverse("gold:agreement", args=["acme"]), "#nugget-agreement"),
         "nuggets-dashboard": (
             reverse("metrics:dashboard", args=["acme"]) + "?level=lines&k=2",
             "#nugget-table",

@@ -17,7 +17,8 @@ class ListFilterForm(forms.Form):
 class MemberAddForm(forms.Form):
     # Who it is, is decided by ``projects.find_user`` (the one rule for username or email).
     username = forms.CharField(max_length=254, label=_("Username or email"))
-    role = forms.ChoiceField(choices=Role.choices, label=_("Role"))
+    # Most people added to a project label; owning is given on purpose.
+    role = forms.ChoiceField(choices=Role.choices, initial=Role.ANNOTATOR, label=_("Role"))
 
 
 class ProjectNewForm(forms.Form):
@@ -63,6 +64,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "pool_depth",
             "post_edit",
             "candidate_overlap",
+            "short_passage",
             "mapping",
         ]
         widgets = {
@@ -81,6 +83,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "pool_depth": _("Pool depth"),
             "post_edit": _("Post-edit mode"),
             "candidate_overlap": _("Candidate overlap"),
+            "short_passage": _("Confirm passages shorter than"),
             "mapping": _("Mapping"),
         }
         help_texts = {
@@ -97,6 +100,10 @@ class ProjectSettingsForm(forms.ModelForm):
                 "Candidates sharing more than this share of the shorter one's text (or lying "
                 "inside another) are shown as one card."
             ),
+            "short_passage": _(
+                "Characters. A selection this short is usually a slip of the mouse: the "
+                "annotator is asked before it is saved as a passage. 0 never asks."
+            ),
             "mapping": _(
                 "How a label reaches the candidates it covers: any_overlap, contains, "
                 "evidence_overlap>=θ or chunk_overlap>=θ."
@@ -110,7 +117,7 @@ class ProjectSettingsForm(forms.ModelForm):
             _("Grades"),
             ["grade_label_0", "grade_label_1", "grade_label_2", "grade_label_3"],
         ),
-        (_("Labelling"), ["pool_depth", "candidate_overlap", "post_edit"]),
+        (_("Labelling"), ["pool_depth", "candidate_overlap", "short_passage", "post_edit"]),
         (_("Evaluation"), ["relevance_threshold", "mapping"]),
     ]
 
@@ -119,6 +126,7 @@ class ProjectSettingsForm(forms.ModelForm):
         # Left out of a post, they keep their current values.
         self.fields["candidate_overlap"].required = False
         self.fields["mapping"].required = False
+        self.fields["short_passage"].required = False
 
     def groups(self) -> list[tuple[str, list]]:
         """(legend, bound fields) for each group of the page."""
@@ -130,6 +138,14 @@ class ProjectSettingsForm(forms.ModelForm):
             return self.instance.candidate_overlap
         if not 0 < value <= 1:
             raise forms.ValidationError(_("A share above 0 and at most 1, e.g. 0.5."))
+        return value
+
+    def clean_short_passage(self):
+        value = self.cleaned_data["short_passage"]
+        if value is None:
+            return self.instance.short_passage
+        if value > 1000:
+            raise forms.ValidationError(_("At most 1,000 characters."))
         return value
 
     def clean_mapping(self):

@@ -31,6 +31,7 @@ from .forms import (
     ProjectNewForm,
     ProjectSettingsForm,
 )
+from .labelling.cards import kept_note_rows
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
 from .originals import is_pdf, original_name
 from .projects import ProjectRejected, add_member, change_role, create_project, remove_member
@@ -267,6 +268,7 @@ def query_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "can_label": can_label(membership),
         # What other apps add to the query's page (its nuggets …).
         "sections": sections("query_page", membership=membership, query=query),
+        "kept_notes": kept_note_rows(query, membership),
     }
     return TemplateResponse(request, "annotator/query_detail.html", context)
 

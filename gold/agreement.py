@@ -149,7 +149,11 @@ def agreement_rows(report: AgreementReport) -> list[list]:
             "Fleiss' kappa",
             _round(fleiss["value"]),
             read_kappa(fleiss["value"]),
-            f"{fleiss['n_items']} items with exactly {fleiss['m']} labels",
+            (
+                "needs two or more annotators' labels on an item"
+                if fleiss["m"] is None
+                else f"{fleiss['n_items']} items with exactly {fleiss['m']} labels"
+            ),
         ],
     ]
     for name, value in s["krippendorff_alpha"].items():

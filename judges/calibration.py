@@ -59,12 +59,16 @@ class Calibration:
     tau: dict[str, float | None] = field(default_factory=dict)
 
 
-def _people_grades(project: Project, units, mapping) -> UnitGrades:
+def _people_grades(project: Project, units, mapping, only: str | None = None) -> UnitGrades:
     # Labels given while the judge's suggestion was on screen are left out: they would
-    # flatter the judge.
-    labels = live_labels(
-        project, annotators=human_names(project), adjudicated=True, post_edited=False
-    )
+    # flatter the judge. ``only``: one person's labels alone (no adjudication), for a
+    # member who labels blind.
+    if only is not None:
+        labels = live_labels(project, annotators=[only], adjudicated=False, post_edited=False)
+    else:
+        labels = live_labels(
+            project, annotators=human_names(project), adjudicated=True, post_edited=False
+        )
     return unit_grades(labels, units, mapping=mapping)
 
 

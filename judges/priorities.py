@@ -2,7 +2,9 @@
 how unsure the judge was. Registered with ``annotator.queue_order`` when the app starts.
 
 The judge is the newest judge version with labels in the project. Disagreement of a
-query: Σ |judge − people| over the documents both graded (labels lifted to documents).
+query: Σ |judge − people| over the documents both graded (labels lifted to documents);
+for a member who labels blind, "people" is that member alone, so the order never tells
+them how anybody else graded.
 Unsureness: the number of the judge's grades whose probability (from token
 log-probabilities) is below ``UNSURE_BELOW``, or, where the endpoint gave none, that are
 1 or 2 — the middle of the scale, where the judge hesitates most.
@@ -14,7 +16,8 @@ import numpy as np
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from annotator.models import Judgment, Project
+from annotator.access import sees_all_labels
+from annotator.models import Judgment, Membership, Project
 from gold.units import DOCUMENTS, units_for_level
 
 from .models import JudgePair, JudgeVersion, PairStatus
@@ -33,7 +36,9 @@ def newest_version(project: Project) -> JudgeVersion | None:
     )
 
 
-def disagreement(project: Project, query_pks: list[int]) -> dict[int, float]:
+def disagreement(
+    project: Project, query_pks: list[int], membership: Membership
+) -> dict[int, float]:
     from .calibration import _people_grades, _rater_grades
 
     version = newest_version(project)
@@ -41,7 +46,8 @@ def disagreement(project: Project, query_pks: list[int]) -> dict[int, float]:
         return {}
     units = units_for_level(project, DOCUMENTS)
     mapping = project.mapping_policy()
-    people = _people_grades(project, units, mapping)
+    own = None if sees_all_labels(membership) else membership.user.get_username()
+    people = _people_grades(project, units, mapping, only=own)
     query, unit, grade = _rater_grades(project, version.annotator.username, units, mapping)
     n = max(len(units.ids), 1)
     _shared, mine, theirs = np.intersect1d(
@@ -56,7 +62,10 @@ def disagreement(project: Project, query_pks: list[int]) -> dict[int, float]:
     return {pk: value for pk, value in scores.items() if value}
 
 
-def unsureness(project: Project, query_pks: list[int]) -> dict[int, float]:
+def unsureness(
+    project: Project, query_pks: list[int], membership: Membership | None = None
+) -> dict[int, float]:
+    """Rests on the judge's grades alone, which every member may be ordered by."""
     version = newest_version(project)
     if version is None:
         return {}

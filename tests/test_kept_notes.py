@@ -72,3 +72,38 @@ def test_viewers_cannot_keep_notes_and_a_grade_left_empty_is_400(login, personas
     # Before, an empty grade reached the labels service and answered 500.
     assert grade_chunk(client, corpus, "").status_code == 400
     assert not KeptNote.objects.exists() and not Judgment.objects.exists()
+
+
+def test_a_note_kept_on_a_card_then_covered_by_a_passage_is_listed_for_the_lead(
+    login, personas, corpus
+):
+    """The card was noted without a grade, then a passage covered it: the card counts as
+    judged and is never graded, so the note never reached a label; leads see it listed,
+    with the label that covers it."""
+    client = login(personas["annotator"])
+    keep(client, corpus, "The second page says it outright.")
+    text = corpus["document"].text
+    start = text.index("第二页")
+    client.post(
+        judge_url(corpus),
+        {
+            "granularity": "passage",
+            "document": corpus["document"].pk,
+            "start": start,
+            "end": start + 6,
+            "text": text[start : start + 6],
+            "grade": 3,
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    assert KeptNote.objects.count() == 1 and Judgment.objects.get().note == ""
+    url = reverse("annotator:query_detail", args=["acme", corpus["query"].pk])
+    for persona in ("owner", "adjudicator", "annotator"):
+        body = login(personas[persona]).get(url).content.decode()
+        section = body.split('id="kept-notes"')[1]
+        assert "The second page says it outright." in section, persona
+        assert f"passage {start}–{start + 6}" in section and 'class="grade g3"' in section
+    assert "anna" in login(personas["owner"]).get(url).content.decode().split('id="kept-notes"')[1]
+    # Another annotator sees nothing of it (labelling is blind).
+    other = login(personas["annotator2"]).get(url).content.decode()
+    assert "kept-notes" not in other and "says it outright" not in other

@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING
 from django.db.models import F, QuerySet
 from django.db.models.functions import Length, Substr
 
-from numerics.spans import page_of
+from numerics.mapping import map_pairs
+from numerics.spans import SpanArrays, page_of
 
+from ..access import sees_all_labels
 from ..label_versions import NO_LABEL, label_version
 from ..labels import kept_notes
-from ..models import Chunk, Document, Granularity, Judgment, Query
+from ..models import Chunk, Document, Granularity, Judgment, KeptNote, Query
 from ..search import highlight
 from ..suggestions import Suggestion, suggestions
-from .pieces import cover
+from .pieces import cover, describe
 
 if TYPE_CHECKING:
     from .screen import Screen
@@ -55,10 +57,29 @@ class Card:
     covered_grade: int | None = None  # the best grade of the annotator's other labels on it
     covered_by: str = ""  # which label that is
     version: str = NO_LABEL  # of the annotator's label, sent back with a save
+    # Parts of the text an earlier card shows: (start, end, that card's position).
+    repeats: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def judged(self) -> bool:
         return self.grade is not None or self.covered_grade is not None
+
+    @property
+    def parts(self) -> list[tuple[str, int | None]]:
+        """The text in pieces: (text, None) shown here, (text, position) shown by an
+        earlier card; empty when no part is repeated."""
+        if not self.repeats:
+            return []
+        pieces: list[tuple[str, int | None]] = []
+        at = self.start
+        for start, end, position in self.repeats:
+            if start > at:
+                pieces.append((self.text[at - self.start : start - self.start], None))
+            pieces.append((self.text[start - self.start : end - self.start], position))
+            at = end
+        if at < self.end:
+            pieces.append((self.text[at - self.start :], None))
+        return pieces
 
 
 def chunk_cards(
@@ -286,3 +307,72 @@ def document_results(screen: Screen, doc_pks: list[int], terms: list[str] = ()) 
             }
         )
     return results
+
+
+# ------------------------------------------------------------------ kept notes
+
+
+@dataclass
+class KeptNoteRow:
+    """A note kept on evidence nobody graded directly, and the labels that cover it."""
+
+    annotator: str
+    document_pk: int
+    doc_id: str
+    chunk_id: str
+    start: int
+    end: int
+    text: str
+    covered_by: list[tuple[str, int]] = field(default_factory=list)  # (label named, grade)
+
+
+def kept_note_rows(query: Query, membership) -> list[KeptNoteRow]:
+    """Notes kept without a grade on this query — every annotator's for leads, one's own for
+    the others — each with the annotator's labels that reach its span under the project's
+    mapping (a card noted, then covered by a passage: the note is not lost to the lead)."""
+    notes = KeptNote.objects.filter(query=query).select_related("annotator", "document", "chunk")
+    if not sees_all_labels(membership):
+        notes = notes.filter(annotator_id=membership.user_id)
+    notes = notes.defer("document__text", "document__metadata")
+    notes = list(notes.order_by("annotator__username", "document_id", "start"))
+    rows = []
+    labels = list(
+        Judgment.objects.filter(query=query, annotator_id__in={n.annotator_id for n in notes})
+        .order_by("pk")
+        .values_list(
+            "annotator_id",
+            "granularity",
+            "document_id",
+            "start",
+            "end",
+            "grade",
+            "chunk__chunk_id",
+            "document__page_starts",
+        )
+    )
+    policy = query.project.mapping_policy()
+    for note in notes:
+        own = [row for row in labels if row[0] == note.annotator_id]
+        covering: list[tuple[str, int]] = []
+        if own:
+            label, _unit = map_pairs(
+                SpanArrays(*zip(*((r[2], r[3], r[4]) for r in own), strict=True)),
+                SpanArrays([note.document_id], [note.start], [note.end]),
+                policy=policy,
+            )
+            for index in sorted(set(label.tolist())):
+                _a, granularity, _d, start, end, grade, chunk_id, pages = own[index]
+                covering.append((describe(granularity, start, end, pages, chunk_id or ""), grade))
+        rows.append(
+            KeptNoteRow(
+                annotator=note.annotator.get_username(),
+                document_pk=note.document_id,
+                doc_id=note.document.doc_id,
+                chunk_id=note.chunk.chunk_id if note.chunk_id else "",
+                start=note.start,
+                end=note.end,
+                text=note.text,
+                covered_by=covering,
+            )
+        )
+    return rows

@@ -284,7 +284,7 @@ def _answer(screen: Screen, data: dict, change: LabelChange, *, refused: str = "
     if refused and "note" in screen.request.POST:
         answer["draft_note"] = data["note"]
     if data.get("chunk"):
-        cards = chunk_cards(screen, [evidence.chunk.pk], screen.pool_groups)
+        cards = screen.mark_repeats(chunk_cards(screen, [evidence.chunk.pk], screen.pool_groups))
         return answer | {"card": next(iter(cards), None), "position": data.get("pos")}
     if evidence.granularity == Granularity.DOCUMENT and not data.get("judgment"):
         result = next(iter(document_results(screen, [evidence.document.pk])), None)
@@ -318,7 +318,7 @@ def _evidence_fragment(request: HttpRequest, screen: Screen) -> HttpResponse:
             raise Http404("No such label")
         return TemplateResponse(request, ROW, screen.context(row=row))
     if data["chunk"]:
-        cards = chunk_cards(screen, [data["chunk"]], screen.pool_groups)
+        cards = screen.mark_repeats(chunk_cards(screen, [data["chunk"]], screen.pool_groups))
         if not cards:
             raise Http404("No such chunk")
         context = screen.context(card=cards[0], position=data["pos"])

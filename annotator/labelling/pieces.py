@@ -10,6 +10,7 @@ the project's mapping policy, the rule the metrics use.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +45,45 @@ def fold_pool(chunk_pks: list[int], threshold: float) -> dict[int, list[int]]:
     for rep, members in groups.items():
         members.sort(key=lambda pk: pk != rep)
     return groups
+
+
+def repeated_parts(
+    order: list[int], spans: dict[int, tuple[int, int, int]]
+) -> dict[int, list[tuple[int, int, int]]]:
+    """The parts of each card's text that an earlier card already shows.
+
+    ``order``: the cards' chunks in screen order; ``spans``: chunk → (document, start,
+    end). Cards that overlap too little to be folded into one (``fold_pool``) still share
+    text: each such shared part is shown once, by the first card holding it, and later
+    cards name it instead. Returns chunk → [(start, end, position of the earlier card)],
+    in text order and not overlapping (where several earlier cards hold a part, the first).
+    """
+    shown: dict[int, list[tuple[int, int, int]]] = {}
+    result: dict[int, list[tuple[int, int, int]]] = {}
+    for position, pk in enumerate(order, 1):
+        if pk not in spans:
+            continue
+        document, start, end = spans[pk]
+        earlier = [
+            (max(start, a), min(end, b), p)
+            for a, b, p in shown.get(document, [])
+            if max(start, a) < min(end, b)
+        ]
+        if earlier:
+            cuts = sorted({x for a, b, _p in earlier for x in (a, b)})
+            parts: list[tuple[int, int, int]] = []
+            for a, b in itertools.pairwise(cuts):
+                holders = [p for pa, pb, p in earlier if pa <= a and b <= pb]
+                if not holders:
+                    continue
+                first = min(holders)
+                if parts and parts[-1][1] == a and parts[-1][2] == first:
+                    parts[-1] = (parts[-1][0], b, first)
+                else:
+                    parts.append((a, b, first))
+            result[pk] = parts
+        shown.setdefault(document, []).append((start, end, position))
+    return result
 
 
 def describe(granularity: str, start: int, end: int, page_starts, chunk_id: str) -> str:

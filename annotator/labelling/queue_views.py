@@ -40,7 +40,8 @@ def queue(request: HttpRequest, screen: Screen) -> HttpResponse:
     order = form.cleaned_data["order"]
     if order:  # a registered order (e.g. where an LLM judge disagrees with people first)
         rows = list(items)
-        rank = {pk: i for i, pk in enumerate(ordered(project, [a.query_id for a in rows], order))}
+        queries = ordered(screen.membership, [a.query_id for a in rows], order)
+        rank = {pk: i for i, pk in enumerate(queries)}
         items = sorted(rows, key=lambda a: rank[a.query_id])
     page = Paginator(items, QUEUE_PAGE_SIZE).get_page(form.cleaned_data["page"] or 1)
     for item in page.object_list:

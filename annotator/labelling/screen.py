@@ -29,11 +29,11 @@ from django.utils.translation import gettext as _
 
 from .. import assignments as work
 from ..access import can_label, get_project_for_user, sees_all_labels
-from ..models import Assignment, Chunking, Membership, Project, Query
+from ..models import Assignment, Chunk, Chunking, Membership, Project, Query
 from ..pool import candidate_chunk_ids, stable_shuffle
 from ..search import default_chunking
 from .cards import Card, EvidenceRow, chunk_cards, own_evidence
-from .pieces import fold_pool
+from .pieces import fold_pool, repeated_parts
 
 
 def duration(seconds: float) -> str:
@@ -156,11 +156,33 @@ class Screen:
         return fold_pool(self.pool_ids, self.project.candidate_overlap)
 
     @cached_property
-    def candidates(self) -> list[Card]:
-        """One card per piece of text, in this annotator's stable shuffle of the pool."""
+    def card_order(self) -> list[int]:
+        """The cards' chunks in this annotator's stable shuffle of the pool."""
         groups = self.pool_groups
-        order = stable_shuffle(list(groups), annotator_id=self.user.pk, query_id=self.query.pk)
-        return chunk_cards(self, order, groups)
+        return stable_shuffle(list(groups), annotator_id=self.user.pk, query_id=self.query.pk)
+
+    @cached_property
+    def repeats(self) -> dict[int, list[tuple[int, int, int]]]:
+        """Per card, the parts of its text an earlier card shows (``pieces.repeated_parts``)."""
+        spans = {
+            pk: (document, start, end)
+            for pk, document, start, end in Chunk.objects.filter(
+                pk__in=self.card_order
+            ).values_list("pk", "document_id", "start", "end")
+        }
+        return repeated_parts(self.card_order, spans)
+
+    def mark_repeats(self, cards: list[Card]) -> list[Card]:
+        """Give pool cards the parts of their text that an earlier card shows."""
+        for card in cards:
+            card.repeats = self.repeats.get(card.chunk_pk, [])
+        return cards
+
+    @cached_property
+    def candidates(self) -> list[Card]:
+        """One card per piece of text, in this annotator's stable shuffle of the pool;
+        text two cards share is shown by the first and named by the others."""
+        return self.mark_repeats(chunk_cards(self, self.card_order, self.pool_groups))
 
     @cached_property
     def n_judged(self) -> int:

@@ -28,9 +28,19 @@
       if (button) { button.click(); event.preventDefault(); }
     }
   });
-  document.addEventListener("htmx:afterSwap", () => {
+  // "Saved" only when a grade was saved (a 2xx answer to an item's form), then on to the
+  // next item; any other swap (the filters, the next page) starts again at the first item.
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const config = event.detail.requestConfig || {};
+    const saved = config.verb === "post" && event.detail.successful !== false &&
+      config.elt && config.elt.matches && config.elt.matches(".adjudicate-form");
     const status = document.getElementById("save-status");
-    if (status) { status.textContent = "Saved"; status.className = "save-status"; }
+    if (!saved) {
+      if (status) { status.textContent = ""; status.className = "save-status"; }
+      focusItem(0);
+      return;
+    }
+    if (status) { status.textContent = assayMessage("saved"); status.className = "save-status ok"; }
     focusItem(current + 1);
   });
   document.addEventListener("DOMContentLoaded", () => focusItem(0));

@@ -182,3 +182,52 @@ document.addEventListener("click", (event) => {
   };
   image.src = link.href;
 });
+
+// Regions that refresh themselves (data-refresh-pause: the dashboard's figures) leave alone
+// what a person is reading: no refresh while text in them is selected or the pointer is on
+// their table (a number being copied stays selected), and an answer that changes nothing
+// is not swapped in. #refresh-state says when updates wait.
+(function () {
+  function holds(region) {
+    if (region.querySelector("table:hover")) return true;
+    const selection = window.getSelection();
+    return Boolean(
+      selection && !selection.isCollapsed && selection.rangeCount &&
+      selection.getRangeAt(0).intersectsNode(region),
+    );
+  }
+  function sayPaused(region, paused) {
+    const line = document.getElementById("refresh-state");
+    if (line && line.dataset.for === region.id) {
+      line.textContent = paused ? assayMessage("refreshPaused") : "";
+    }
+  }
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const region = event.detail.elt;
+    if (!region.matches || !region.matches("[data-refresh-pause]")) return;
+    const paused = holds(region);
+    sayPaused(region, paused);
+    if (paused) event.preventDefault();
+  });
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const region = event.detail.target;
+    if (!region || !region.matches || !region.matches("[data-refresh-pause]")) return;
+    if (holds(region)) {
+      event.detail.shouldSwap = false; // selected or pointed at while the answer came
+      sayPaused(region, true);
+      return;
+    }
+    const fresh = document.createElement("div");
+    fresh.innerHTML = event.detail.serverResponse;
+    if (fresh.innerHTML === region.innerHTML) event.detail.shouldSwap = false;
+  });
+  document.addEventListener("selectionchange", () => {
+    document.querySelectorAll("[data-refresh-pause]").forEach((region) => {
+      if (!holds(region)) sayPaused(region, false);
+    });
+  });
+  document.addEventListener("mouseout", (event) => {
+    const region = event.target.closest && event.target.closest("[data-refresh-pause]");
+    if (region && !holds(region)) sayPaused(region, false);
+  });
+})();

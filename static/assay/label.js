@@ -504,6 +504,12 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    if (target && target.matches && target.matches(".cand-text .repeat") &&
+        (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      toggleRepeat(target);
+      return;
+    }
     if (typing(target)) {
       if (event.key === "Escape") target.blur();
       return;
@@ -591,7 +597,17 @@
   document.addEventListener("click", (event) => {
     const more = event.target.closest && event.target.closest("#labelling .more-lines");
     if (more) toggleLong(more.closest(".candidate"));
+    const repeat = event.target.closest && event.target.closest("#labelling .cand-text .repeat");
+    // A click on the folded part's name opens or closes it (not a click in its open text).
+    if (repeat && !event.target.closest(".repeat-text")) toggleRepeat(repeat);
   });
+  // Text an earlier card shows (pieces.repeated_parts), opened in place to read it again.
+  function toggleRepeat(repeat) {
+    const open = !repeat.classList.contains("open");
+    repeat.classList.toggle("open", open);
+    repeat.setAttribute("aria-expanded", String(open));
+    markLongCards();
+  }
   document.addEventListener("htmx:afterSettle", markLongCards);
 
   // "Show the whole query" only where the query is longer than its first lines.

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from annotator.assignments import assign_each
 from annotator.labels import Evidence, change_label
+from annotator.models import Membership
 from annotator.queue_order import ordered
 from judges.engine import execute_job
 from judges.models import JudgePair
@@ -38,9 +39,10 @@ def test_disagreement_first(login, judging):
         grade=0,
     )
     judge_all(judging, scope="all")
-    scores = disagreement(judging["project"], [q1.pk, q2.pk])
+    anna = Membership.objects.get(project=judging["project"], user=judging["annotator"])
+    scores = disagreement(judging["project"], [q1.pk, q2.pk], anna)
     assert scores == {q1.pk: 1.0, q2.pk: 3.0}
-    assert ordered(judging["project"], [q1.pk, q2.pk], DISAGREE) == [q2.pk, q1.pk]
+    assert ordered(anna, [q1.pk, q2.pk], DISAGREE) == [q2.pk, q1.pk]
     assign_each(judging["project"], [q1.pk, q2.pk], [judging["annotator"].pk], judging["owner"])
     client = login(judging["annotator"])
     assert queue_order(client, "") == ["q1", "q2"]
@@ -71,3 +73,29 @@ def test_unsure_without_log_probabilities_means_grades_one_and_two(judging):
 def test_bad_order_is_400(login, judging):
     client = login(judging["annotator"])
     assert client.get(reverse("annotator:queue", args=["acme"]), {"order": "x"}).status_code == 400
+
+
+def test_a_blind_annotators_order_rests_on_their_own_labels_and_the_judge(login, personas, judging):
+    """Before, "judge disagrees with people first" ranked by everyone's grades, so a blind
+    annotator could infer how others had graded from the order of their queue."""
+    q1, q2 = judging["queries"]
+    judge_all(judging, scope="all")
+    # arno grades q2/d0 far from the judge's 3; anna's own labels say q1 differs (by 1).
+    change_label(
+        query=q2,
+        annotator=personas["annotator2"],
+        evidence=Evidence.for_chunk(judging["chunks"][0]),
+        grade=0,
+    )
+    project = judging["project"]
+    anna = Membership.objects.get(project=project, user=personas["annotator"])
+    arno = Membership.objects.get(project=project, user=personas["annotator2"])
+    lead = Membership.objects.get(project=project, user=personas["owner"])
+    assert disagreement(project, [q1.pk, q2.pk], anna) == {q1.pk: 1.0}
+    assert disagreement(project, [q1.pk, q2.pk], arno) == {q2.pk: 3.0}
+    # Leads see every person's labels anyway: their order stands on everyone's.
+    assert disagreement(project, [q1.pk, q2.pk], lead) == {q1.pk: 1.0, q2.pk: 3.0}
+    for member in (anna, arno):
+        assign_each(project, [q1.pk, q2.pk], [member.user_id], judging["owner"])
+    assert queue_order(login(personas["annotator"]), DISAGREE) == ["q1", "q2"]
+    assert queue_order(login(personas["annotator2"]), DISAGREE) == ["q2", "q1"]

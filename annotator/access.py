@@ -48,7 +48,7 @@ def get_project_for_user(request, slug: str, *roles: str) -> tuple[Project, Memb
     if membership is None:
         raise Http404("No such project")
     if roles and membership.role not in roles:
-        raise PermissionDenied("Your role in this project does not allow this")
+        raise PermissionDenied(_("Your role in this project does not allow this."))
     return membership.project, membership
 
 

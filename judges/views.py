@@ -59,7 +59,7 @@ def _get_project_for_reader(request: HttpRequest, slug: str) -> tuple[Project, M
     (annotators label blind and see nothing of judges)."""
     project, membership = get_project_for_user(request, slug)
     if not reads_live_grades(membership):
-        raise PermissionDenied("Annotators label blind: judges are not shown to them")
+        raise PermissionDenied(_("Annotators label blind: judges are not shown to them."))
     return project, membership
 
 
@@ -91,7 +91,7 @@ def judge_list(request: HttpRequest, slug: str) -> HttpResponse:
             else:
                 return redirect("judges:detail", slug=project.slug, judge_pk=judge.pk)
     elif request.method == "POST":
-        raise PermissionDenied("Only owners configure judges")
+        raise PermissionDenied(_("Only owners configure judges."))
     judges = project.judges.prefetch_related("versions")
     status = 400 if request.method == "POST" else 200
     context = {"project": project, "membership": membership, "judges": judges, "form": form}

@@ -13,6 +13,7 @@ import json
 import re
 from functools import lru_cache
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -314,3 +315,96 @@ def test_the_check_sees_english_ui_text_but_not_data():
     )
     found = english_words(html, ["d1"], {"ndcg"})
     assert found == ["Your", "queue", "Search"]
+
+
+# --- error pages and what scripts write -------------------------------------------------
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "static" / "assay"
+ISLAND = re.compile(r'<script id="assay-messages" type="application/json">(.*?)</script>', re.S)
+# A string literal in a script that reads as English prose: "Not saved (", "Saved".
+PROSE = re.compile(r"""(["'`])((?:[A-Z][a-z]+|[a-z]+)(?: [a-z]+)+[ .,:;!?()…]*)\1""")
+MESSAGE_KEY = re.compile(r"""(?:assayMessage|message)\(\s*["'](\w+)["']""")
+
+
+def test_error_pages_are_in_chinese(login, personas, corpus):
+    """Before, the 404 page said "Not Found" to everybody, whatever their language."""
+    from django.template.loader import render_to_string
+    from django.test import Client
+    from django.utils import translation
+
+    strings, words = data_values()
+    client = login(personas["annotator"])
+    pages = {
+        "404 path": client.get("/no-such-page/", **ZH),
+        "404 project": client.get(reverse("annotator:project_detail", args=["nope"]), **ZH),
+        "404 query": client.get(reverse("annotator:label_query", args=["acme", 999999]), **ZH),
+        "403": client.get(reverse("annotator:members", args=["acme"]), **ZH),
+        "400": Client().get("/", HTTP_HOST="not-allowed.example", **ZH),
+    }
+    expected = {"404 path": 404, "404 project": 404, "404 query": 404, "403": 403, "400": 400}
+    found = {}
+    for name, response in pages.items():
+        assert response.status_code == expected[name], name
+        html = response.content.decode()
+        assert 'id="error-page"' in html, name
+        found[name] = english_words(html, strings, words)
+    with translation.override("zh-hans"):
+        found["500"] = english_words(render_to_string("500.html"), strings, words)
+    assert all(not words_ for words_ in found.values()), found
+
+
+def island(html: str) -> dict:
+    return json.loads(ISLAND.search(html).group(1))
+
+
+def test_messages_scripts_write_come_from_the_catalogue_in_chinese(login, personas, corpus):
+    """Scripts hold no text of their own: every key they ask for is in the page's island,
+    and in Chinese no message is left in English."""
+    client = login(personas["annotator"])
+    html = client.get(reverse("annotator:project_list"), **ZH).content.decode()
+    messages = island(html)
+    english = island(client.get(reverse("annotator:project_list")).content.decode())
+    assert set(messages) == set(english)
+    strings, words = data_values()
+    left = {}
+    for key, value in messages.items():
+        forms = value.values() if isinstance(value, dict) else [value]
+        for text in forms:
+            text = re.sub(r"%\(\w+\)[sd]", " ", text)  # placeholders the script fills
+            found = english_words(f"<p>{text}</p>", strings, words)
+            if found:
+                left[key] = found
+    assert left == {}
+    used, prose = set(), {}
+    for script in sorted(SCRIPTS.glob("*.js")):
+        source = script.read_text(encoding="utf-8")
+        code = "\n".join(line.split("//")[0] for line in source.splitlines())
+        used |= set(MESSAGE_KEY.findall(code))
+        prose[script.name] = [m.group(2) for m in PROSE.finditer(code)]
+    assert used and used <= set(messages), sorted(used - set(messages))
+    assert {name: texts for name, texts in prose.items() if texts} == {}
+
+
+def test_the_script_check_finds_english_in_a_script():
+    code = 'status.textContent = "Not saved (" + code + "). Try again.";'
+    assert [m.group(2) for m in PROSE.finditer(code)] == ["Not saved ("]
+    assert not list(PROSE.finditer('el.closest("#labelling .candidate"); x = "save-status "'))
+
+
+@pytest.mark.parametrize(
+    "data,expected",
+    [
+        ({"grade": 2}, "这个等级是给哪条证据的"),
+        ({"chunk": "__chunk__", "grade": 9}, "0"),
+    ],
+)
+def test_plain_text_answers_scripts_show_are_in_chinese(login, personas, corpus, data, expected):
+    """A refused save's reason (plain text, shown by the labelling script) is translated."""
+    data = {k: (corpus["chunk"].pk if v == "__chunk__" else v) for k, v in data.items()}
+    url = reverse("annotator:label_query_judge", args=["acme", corpus["query"].pk])
+    response = login(personas["annotator"]).post(url, data, HTTP_HX_REQUEST="true", **ZH)
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert expected in text
+    strings, words = data_values()
+    assert english_words(f"<p>{text}</p>", strings, words) == []

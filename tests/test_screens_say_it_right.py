@@ -1,0 +1,77 @@
+"""Small things screens said wrong: the member form's default role, the agreement page with
+one annotator, the dashboard's level names, counts in both languages."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from annotator.labels import Evidence, change_label
+from metrics.models import Run
+
+pytestmark = pytest.mark.django_db
+
+ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-CN,zh;q=0.9"}
+
+
+def test_adding_a_member_defaults_to_annotator(login, personas):
+    body = login(personas["owner"]).get(reverse("annotator:members", args=["acme"])).content
+    add_form = body.decode().split('name="username"')[1]
+    selected = re.search(r'<option value="(\w+)" selected>', add_form)
+    assert selected and selected.group(1) == "annotator"
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_agreement_with_one_annotator_says_what_is_missing(login, personas, corpus, language):
+    """Before: "0 items with exactly None labels" ("恰有 None 个标注的 0 个条目")."""
+    change_label(
+        query=corpus["query"],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=2,
+    )
+    headers = ZH if language == "zh" else {"HTTP_ACCEPT_LANGUAGE": "en"}
+    url = reverse("gold:agreement", args=["acme"]) + "?level=c256"
+    body = login(personas["owner"]).get(url, **headers).content.decode()
+    assert "None" not in body
+    basis = re.search(r'<td id="fleiss-basis">(.*?)</td>', body).group(1)
+    if language == "en":
+        assert basis == "Fleiss' κ needs two or more annotators"
+        assert "1 item · 1 annotator" in body
+        assert 'id="one-annotator"' in body
+    else:
+        assert basis == "Fleiss κ 需要两名或更多标注员"
+        assert "1 项 · 1 名标注员" in body
+
+
+def test_agreement_counts_items_with_exactly_m_labels_in_the_plural(login, personas, corpus):
+    for persona in ("annotator", "annotator2"):
+        change_label(
+            query=corpus["query"],
+            annotator=personas[persona],
+            evidence=Evidence.for_chunk(corpus["chunk"]),
+            grade=2,
+        )
+    url = reverse("gold:agreement", args=["acme"]) + "?level=c256"
+    body = login(personas["owner"]).get(url).content.decode()
+    assert re.search(r'<td id="fleiss-basis">1 item with exactly 2 labels</td>', body)
+
+
+def test_the_dashboard_names_the_level_in_the_users_language(login, personas, corpus):
+    project, query = personas["project"], corpus["query"]
+    change_label(
+        query=query,
+        annotator=personas["annotator"],
+        evidence=Evidence.for_document(corpus["document"]),
+        grade=2,
+    )
+    run = Run(project=project, name="docs-run", level="document")
+    run.set_results(np.array([query.pk]), np.array([corpus["document"].pk]), np.array([1.0]))
+    run.save()
+    url = reverse("metrics:dashboard", args=["acme"]) + "?level=own"
+    body = login(personas["owner"]).get(url, **ZH).content.decode()
+    cell = re.search(r'<td data-unit-level="documents">(.*?)</td>', body)
+    assert cell and cell.group(1) == "文档"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.utils.html import escape
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 PALETTE = ["#2457a6", "#e07b00", "#2e7d32", "#8e24aa", "#c62828", "#00838f", "#6d4c41"]
 PLOT_HEIGHT = 220
@@ -239,8 +240,11 @@ def delta_chart(title: str, deltas: list[float], measure: str = "") -> str:
         )
     wins = sum(v > 0 for v in values)
     losses = sum(v < 0 for v in values)
-    counts = _("%(n)s queries, sorted · %(better)s better · %(equal)s equal · %(worse)s worse") % {
-        "n": len(values),
+    sorted_queries = ngettext("%(n)s query, sorted", "%(n)s queries, sorted", len(values)) % {
+        "n": len(values)
+    }
+    counts = _("%(queries)s · %(better)s better · %(equal)s equal · %(worse)s worse") % {
+        "queries": sorted_queries,
         "better": wins,
         "equal": len(values) - wins - losses,
         "worse": losses,

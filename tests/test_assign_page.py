@@ -145,3 +145,25 @@ def test_taking_back_typed_ids_needs_no_question(owner, personas, queries):
     response = post(owner, scope="qids", qids="1 2", mode="remove", annotators=[anna.pk])
     assert "2 unfinished assignments taken back (2 queries)." in response.content.decode()
     assert assigned_qids() == [3]
+
+
+@pytest.mark.parametrize(
+    "language,expected",
+    [
+        ("en", "1 unfinished assignment taken back (1 query)."),
+        ("zh-CN", "已收回 1 个未完成的分配（1 个查询）。"),
+    ],
+)
+def test_one_assignment_is_counted_in_the_singular(owner, personas, queries, language, expected):
+    """Before: "1 unfinished assignments taken back (1 queries).\""""
+    anna = personas["annotator"]
+    work.assign_each(personas["project"], [queries[0].pk], [anna.pk], None)
+    data = {"scope": "qids", "qids": "1", "mode": "remove", "annotators": [anna.pk]}
+    response = owner.post(
+        url(),
+        data,
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="assign-form",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert expected in response.content.decode()

@@ -379,6 +379,7 @@ def test_messages_scripts_write_come_from_the_catalogue_in_chinese(login, person
     for script in sorted(SCRIPTS.glob("*.js")):
         source = script.read_text(encoding="utf-8")
         code = "\n".join(line.split("//")[0] for line in source.splitlines())
+        code = code.replace('"use strict"', "")
         used |= set(MESSAGE_KEY.findall(code))
         prose[script.name] = [m.group(2) for m in PROSE.finditer(code)]
     assert used and used <= set(messages), sorted(used - set(messages))

@@ -11,6 +11,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django_htmx.http import HttpResponseClientRedirect
 
 from web.htmx import for_htmx
@@ -147,15 +148,21 @@ def _apply_assignment(screen: Screen, data: dict) -> str:
         tag=data["tag"] if data["scope"] == "tag" else "",
         qids=data.get("qid_list", []) if data["scope"] == "qids" else (),
     )
-    counts = {"q": len(query_ids)}
-    if data["mode"] == "even":
-        n = work.assign_evenly(project, query_ids, annotators, data["per_query"], screen.user)
-    elif data["mode"] == "each":
-        n = work.assign_each(project, query_ids, annotators, screen.user)
-    else:
+    if data["mode"] == "remove":
         n = work.unassign(project, query_ids, annotators)
-        return _("%(n)d unfinished assignments taken back (%(q)d queries).") % {"n": n, **counts}
-    return _("%(n)d assignments added (%(q)d queries).") % {"n": n, **counts}
+        what = ngettext(
+            "%(n)d unfinished assignment taken back",
+            "%(n)d unfinished assignments taken back",
+            n,
+        )
+    else:
+        if data["mode"] == "even":
+            n = work.assign_evenly(project, query_ids, annotators, data["per_query"], screen.user)
+        else:
+            n = work.assign_each(project, query_ids, annotators, screen.user)
+        what = ngettext("%(n)d assignment added", "%(n)d assignments added", n)
+    queries = ngettext("%(q)d query", "%(q)d queries", len(query_ids)) % {"q": len(query_ids)}
+    return _("%(what)s (%(queries)s).") % {"what": what % {"n": n}, "queries": queries}
 
 
 # ------------------------------------------------------------------ one query's status

@@ -219,7 +219,7 @@ document.addEventListener("click", (event) => {
     }
     const fresh = document.createElement("div");
     fresh.innerHTML = event.detail.serverResponse;
-    if (fresh.innerHTML === region.innerHTML) event.detail.shouldSwap = false;
+    if (fresh.innerHTML.trim() === region.innerHTML.trim()) event.detail.shouldSwap = false;
   });
   document.addEventListener("selectionchange", () => {
     document.querySelectorAll("[data-refresh-pause]").forEach((region) => {

@@ -175,7 +175,16 @@ def _pages(objects: dict, generated) -> list[tuple[str, str]]:
 def _measure(client, url: str, repeats: int, clear) -> dict:
     clear()
     started = time.perf_counter()
-    response = client.get(url)
+    try:
+        response = client.get(url)
+    except Exception as error:  # a page that fails is reported, not fatal
+        return {
+            "status": f"{type(error).__name__}: {str(error)[:120]}",
+            "first": 0,
+            "p50": 0,
+            "p95": 0,
+            "n": 0,
+        }
     first = (time.perf_counter() - started) * 1000
     status = response.status_code
     times = []
@@ -297,12 +306,12 @@ def child(size: str, repeats: int, folder: str) -> None:
 
     kept = Path(folder) / "generated.json"
     call_command("migrate", "--noinput", verbosity=0)
+    call_command("collectstatic", "--noinput", verbosity=0)
     if kept.is_file():  # a kept folder (--data): measure its project again
         generated = Generated(**json.loads(kept.read_text()))
         generate_seconds = generated.seconds.get("total", 0)
         objects = _objects(generated, create=False)
     else:
-        call_command("collectstatic", "--noinput", verbosity=0)
         started = time.perf_counter()
         generated = generate(size)
         generate_seconds = time.perf_counter() - started

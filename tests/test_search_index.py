@@ -83,21 +83,6 @@ def test_results_are_exactly_the_texts_holding_every_term(corpus_of, texts, term
     assert page.total == len(expected) and len(page.ids) == min(3, len(expected))
 
 
-def _plans(sqls: list[str], params: list) -> str:
-    """The database's plan for each search statement, as one text."""
-    plans = []
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SET enable_seqscan = off")
-        for sql, values in zip(sqls, params, strict=True):
-            prefix = "EXPLAIN QUERY PLAN " if connection.vendor == "sqlite" else "EXPLAIN "
-            cursor.execute(prefix + sql, values)
-            plans.append("\n".join(" ".join(map(str, row)) for row in cursor.fetchall()))
-        if connection.vendor == "postgresql":
-            cursor.execute("RESET enable_seqscan")
-    return "\n".join(plans)
-
-
 @pytest.mark.parametrize("typed", ["合同", "罪", "wing", "合同法规定", "AI"])
 @pytest.mark.parametrize("documents", [False, True])
 def test_every_term_is_served_by_an_index(corpus_of, typed, documents):

@@ -180,7 +180,7 @@ def _errors(*codes: int) -> dict:
     text = {
         400: "bad parameters (nothing computed)",
         401: "no valid API token",
-        403: "your role in this project does not allow this",
+        403: "your role in this project does not allow this, or the token may only read",
         404: "no such project (for you), run or gold set",
         405: "method not allowed",
     }
@@ -214,7 +214,10 @@ SPEC = {
         "version": "1",
         "description": "Runs, gold sets, metrics, comparisons and a CI gate. Send "
         "`Authorization: Bearer <token>` (create one under API tokens, or with "
-        "`manage.py create_token USERNAME --name NAME`).",
+        "`manage.py create_token USERNAME --name NAME [--read-only] [--project SLUG ...]`). "
+        "A token acts with its user's roles; it may be limited to some projects (any other "
+        "answers 404) and to reading (uploads answer 403), and changing the user's password "
+        "revokes it (401).",
     },
     "components": {
         "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},

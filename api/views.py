@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator.access import get_project_for_user, require_grades
-from annotator.models import Role
+from annotator.models import Project, Role
 from annotator.problems import as_data
 from formats import FileRejected
 from gold.export import FORMATS, build_export, export_filename, render_export
@@ -44,7 +44,14 @@ def token_required(view):
         row = ApiToken.authenticate(token.strip()) if scheme.lower() == "bearer" else None
         if row is None:
             return JsonResponse({"error": "a valid API token is required"}, status=401)
+        match = getattr(request, "resolver_match", None)
+        slug = kwargs.get("slug") or (match.kwargs.get("slug") if match else None)
+        if slug and not row.reaches(slug):
+            return JsonResponse({"error": "not found"}, status=404)  # outside its projects
+        if row.read_only and request.method not in ("GET", "HEAD", "OPTIONS"):
+            return JsonResponse({"error": "this token may only read"}, status=403)
         request.user = row.user
+        request.api_token = row
         try:
             return view(request, *args, **kwargs)
         except Http404:
@@ -72,13 +79,24 @@ def tokens(request):
             name = request.POST.get("name", "").strip()[:100] or "pipeline"
             if "\x00" in name:
                 return HttpResponseBadRequest(_("Null characters are not allowed."))
-            _row, created = ApiToken.create_for(request.user, name)
+            mine = Project.objects.for_user(request.user)
+            chosen = [whole(pk) for pk in request.POST.getlist("projects")]
+            projects = list(mine.filter(pk__in=[pk for pk in chosen if pk is not None]))
+            if len(projects) != len(chosen):
+                return HttpResponseBadRequest(_("Choose among your own projects."))
+            _row, created = ApiToken.create_for(
+                request.user,
+                name,
+                read_only=request.POST.get("read_only") == "on",
+                projects=projects,
+            )
     return render(
         request,
         "api/tokens.html",
         {
-            "tokens": request.user.api_tokens.all(),
+            "tokens": request.user.api_tokens.prefetch_related("projects"),
             "created": created,
+            "projects": Project.objects.for_user(request.user).order_by("name"),
         },
     )
 

@@ -315,6 +315,10 @@ class Server:
                 process.kill()
         if self.backend == "postgres":
             self._psql(f"DROP DATABASE IF EXISTS {PG_NAME}")
+        # The server's log outlives its data folder: errors are read there.
+        kept = Path(tempfile.gettempdir()) / f"assay-load-{self.backend}-server.log"
+        shutil.copyfile(self.data / "server.log", kept)
+        print(f"server log: {kept}", flush=True)
         shutil.rmtree(self.data, ignore_errors=True)
 
 

@@ -527,6 +527,11 @@ def chart(results: list[dict], path: Path) -> None:
                 f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-width="1.2" '
                 f'opacity="0.8"><title>{name}</title></path>'
             )
+            for x, y in points:  # one size alone is a point, not a line
+                svg.append(
+                    f'<circle cx="{px(x):.1f}" cy="{py(max(y, 10**y0)):.1f}" r="2.5" '
+                    f'fill="{colour}" opacity="0.8"><title>{name}: {y:.0f} ms</title></circle>'
+                )
         for i, (label, colour) in enumerate(
             [
                 ("bounded pages", "#ff7f0e"),

@@ -19,15 +19,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import models, transaction
 from django.utils.dateparse import parse_datetime
+from django.utils.text import slugify
 
 from annotator.models import Project
+from annotator.projects import SLUG_MAX
 from formats import FileRejected
 from formats.errors import define, gettext_noop
+from formats.rows import load_json
+from numerics.grades import is_grade
+from numerics.mapping import MappingPolicy
 
 from .tables import TABLES, Table
+
+TABLE = {table.label: table for table in TABLES}
 
 FORMAT = "assay-project"
 VERSION = 1
@@ -46,6 +54,26 @@ NOT_JSON = define("backup.not_json", gettext_noop("not JSON"))
 NO_PK = define("backup.no_pk", gettext_noop("no pk"))
 ROW_COUNT = define(
     "backup.row_count", gettext_noop("%(member)s does not hold the rows the manifest says")
+)
+TOO_LARGE = define(
+    "backup.too_large",
+    gettext_noop("%(member)s takes the backup over %(limit)s bytes unpacked"),
+)
+LINE_TOO_LONG = define("backup.line_too_long", gettext_noop("the line is over the upload limit"))
+NOT_UTF8 = define("backup.not_utf8", gettext_noop("not UTF-8 text"))
+BAD_MAPPING = define("backup.bad_mapping", gettext_noop("mapping %(value)s is no mapping policy"))
+BAD_GRADE = define(
+    "backup.bad_grade", gettext_noop("%(field)s must be 0, 1, 2 or 3, not %(value)s")
+)
+BAD_SLUG = define(
+    "backup.bad_slug",
+    gettext_noop(
+        "the slug %(slug)s must be lower-case letters, digits and hyphens (at most %(max)s)"
+    ),
+)
+JUDGE_USER_TAKEN = define(
+    "backup.judge_user_taken",
+    gettext_noop("the judge version's annotator %(name)s exists already; choose another --slug"),
 )
 ONE_PROJECT = define("backup.one_project", gettext_noop("a backup holds exactly one project"))
 SLUG_TAKEN = define(
@@ -109,7 +137,11 @@ def _member(table: Table) -> str:
 
 def _at(table: Table, line: int, problem):
     """A problem of one line of a table's member: ``tables/x.jsonl line 3: …``."""
-    return MEMBER_LINE(member=_member(table), line=line, problem=problem)
+    return _at_member(_member(table), line, problem)
+
+
+def _at_member(member: str, line: int, problem):
+    return MEMBER_LINE(member=member, line=line, problem=problem)
 
 
 def _read(path: Path) -> tuple[dict, dict[str, list[dict]]]:
@@ -126,15 +158,20 @@ def _read(path: Path) -> tuple[dict, dict[str, list[dict]]]:
         if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
             raise FileRejected([WRONG_VERSION(version=VERSION)])
         tables = {}
+        unpacked = 0
         for table in TABLES:
             rows = []
             try:
-                text = archive.read(_member(table)).decode("utf-8")
+                info = archive.getinfo(_member(table))
             except KeyError:
                 raise FileRejected([MISSING_MEMBER(member=_member(table))]) from None
-            for number, line in enumerate(text.splitlines(), start=1):
+            unpacked += info.file_size
+            if unpacked > settings.ASSAY_MAX_UPLOAD_BYTES * 20:
+                limit = f"{settings.ASSAY_MAX_UPLOAD_BYTES * 20:,}"
+                raise FileRejected([TOO_LARGE(member=_member(table), limit=limit)])
+            for number, line in _lines(archive, info):
                 try:
-                    row = json.loads(line)
+                    row = load_json(line)
                 except ValueError:
                     raise FileRejected([_at(table, number, NOT_JSON())]) from None
                 if not isinstance(row, dict) or not isinstance(row.get("pk"), int):
@@ -145,7 +182,50 @@ def _read(path: Path) -> tuple[dict, dict[str, list[dict]]]:
             tables[table.label] = rows
     if len(tables["annotator.Project"]) != 1:
         raise FileRejected([ONE_PROJECT()])
+    _check_values(tables)
     return manifest, tables
+
+
+def _lines(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[tuple[int, str]]:
+    """A member's numbered lines, streamed (never read whole): at most its declared size,
+    each line at most the upload limit."""
+    longest = settings.ASSAY_MAX_UPLOAD_BYTES
+    with archive.open(info) as raw, io.TextIOWrapper(raw, encoding="utf-8") as text:
+        number = 0
+        try:
+            while line := text.readline(longest + 1):
+                number += 1
+                if len(line) > longest:
+                    raise FileRejected([_at_member(info.filename, number, LINE_TOO_LONG())])
+                if line.strip():
+                    yield number, line
+        except UnicodeDecodeError:
+            raise FileRejected([_at_member(info.filename, number + 1, NOT_UTF8())]) from None
+
+
+def _check_values(tables: dict[str, list[dict]]) -> None:
+    """What every import checks: the slug's rule, the mapping policy, grades 0–3."""
+    project = tables["annotator.Project"][0]
+    mapping = project.get("mapping") or "any_overlap"
+    try:
+        MappingPolicy.parse(str(mapping))
+    except ValueError:
+        bad = BAD_MAPPING(value=repr(mapping))
+        raise FileRejected([_at(TABLE["annotator.Project"], 1, bad)]) from None
+    graded = ("annotator.Judgment", "annotator.JudgmentHistory", "gold.Adjudication")
+    for label in (*graded, "gold.AdjudicationHistory", "gold.GoldLabel"):
+        for number, row in enumerate(tables.get(label, []), start=1):
+            for field in ("grade", "old_grade", "new_grade"):
+                grade = row.get(field)
+                if grade is not None and not (isinstance(grade, int) and is_grade(grade)):
+                    problem = BAD_GRADE(field=field, value=repr(grade))
+                    raise FileRejected([_at(TABLE[label], number, problem)])
+
+
+def check_slug(slug: str) -> None:
+    """The slug rule of every new project (``annotator.projects``), as a problem."""
+    if not slug or slugify(slug) != slug or len(slug) > SLUG_MAX:
+        raise FileRejected([BAD_SLUG(slug=repr(slug), max=SLUG_MAX)])
 
 
 @contextlib.contextmanager
@@ -166,28 +246,51 @@ def _keeping_timestamps(model) -> Iterator[None]:
 def import_project(path: str | Path, *, slug: str | None = None) -> Project:
     """Create a new project from a backup; ``FileRejected`` and nothing written on error."""
     _, tables = _read(Path(path))
-    slug = slug or tables["annotator.Project"][0]["slug"]
+    old_slug = tables["annotator.Project"][0]["slug"]
+    slug = slug or old_slug
+    check_slug(slug)
     if Project.objects.filter(slug=slug).exists():
         raise FileRejected([SLUG_TAKEN(slug=repr(slug))])
     with transaction.atomic():
-        users = _users(tables)
+        users = _users(tables, _judge_users(tables, old_slug, slug))
         keys: dict[str, dict[int, int]] = {}
         for table in TABLES:
             keys[table.label] = _insert(table, tables[table.label], keys, users, slug)
     return Project.objects.get(slug=slug)
 
 
-def _users(tables: dict[str, list[dict]]) -> dict[str, object]:
-    """Every user the backup names, found by username or created without a password."""
+def _judge_users(tables: dict[str, list[dict]], old_slug: str, slug: str) -> dict[str, str]:
+    """New names for the backup's LLM-judge versions whose pseudo-annotators this database
+    already holds (the project was exported from here): each version labels as its own
+    user, so the copy's versions get users of their own, named after the new slug."""
+    User = get_user_model()
+    renamed = {}
+    for row in tables.get("judges.JudgeVersion", []):
+        name = row.get("annotator")
+        if not name or not User.objects.filter(username=name).exists():
+            continue
+        prefix = f"judge-{old_slug}-"
+        new = f"judge-{slug}-{name[len(prefix) :]}" if name.startswith(prefix) else f"{name}-{slug}"
+        new = new[:150]
+        if User.objects.filter(username=new).exists():
+            raise FileRejected([JUDGE_USER_TAKEN(name=repr(new))])
+        renamed[name] = new
+    return renamed
+
+
+def _users(tables: dict[str, list[dict]], renamed: dict[str, str]) -> dict[str, object]:
+    """Every user the backup names, found by username or created without a password;
+    ``renamed`` users (judge versions of a copy) are new users under their new name."""
     User = get_user_model()
     names: set[str] = set()
     for table in TABLES:
         fields = [f.name for f in _fields(table.model) if _is_user(f)]
         for row in tables[table.label]:
             names.update(row[name] for name in fields if row.get(name))
-    found = {u.get_username(): u for u in User.objects.filter(username__in=names)}
+    lookup = {renamed.get(name, name): name for name in names}
+    found = {lookup[u.get_username()]: u for u in User.objects.filter(username__in=list(lookup))}
     for name in sorted(names - found.keys()):
-        user = User(username=name)
+        user = User(username=renamed.get(name, name))
         user.set_unusable_password()
         user.save()
         found[name] = user

@@ -221,3 +221,91 @@ def test_every_table_that_belongs_to_a_project_is_backed_up():
         )
         if points_in:
             assert label in listed or label in LEFT_OUT, f"{label}: back it up or say why not"
+
+
+def _edited(exported: Path, target: Path, member: str, edit) -> Path:
+    """A copy of the backup with one member's rows changed by ``edit(rows)``."""
+    with zipfile.ZipFile(exported) as source, zipfile.ZipFile(target, "w") as copy:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == member:
+                rows = [json.loads(line) for line in data.decode().splitlines()]
+                edit(rows)
+                data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+            copy.writestr(item, data)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("member", "edit", "message"),
+    [
+        (
+            "tables/annotator.Project.jsonl",
+            lambda rows: rows[0].update(mapping="everything"),
+            "tables/annotator.Project.jsonl line 1: mapping 'everything' is no mapping policy",
+        ),
+        (
+            "tables/annotator.Judgment.jsonl",
+            lambda rows: rows[-1].update(grade=7),
+            "line {n}: grade must be 0, 1, 2 or 3, not 7",
+        ),
+        (
+            "tables/annotator.JudgmentHistory.jsonl",
+            lambda rows: rows[0].update(new_grade="3"),
+            "line 1: new_grade must be 0, 1, 2 or 3, not '3'",
+        ),
+    ],
+)
+def test_a_backup_is_validated_like_every_import(full_project, tmp_path, member, edit, message):
+    exported = tmp_path / "acme.zip"
+    call_command("export_project", "acme", "-o", str(exported))
+    bad = _edited(exported, tmp_path / "bad.zip", member, edit)
+    tables = {m._meta.label: m.objects.count() for m in apps.get_models()}
+    with pytest.raises(CommandError) as refused:
+        call_command("import_project", str(bad), "--slug", "acme-2")
+    with zipfile.ZipFile(bad) as archive:
+        n = len(archive.read(member).decode().splitlines())
+    assert str(refused.value).endswith(message.format(n=n))
+    assert {m._meta.label: m.objects.count() for m in apps.get_models()} == tables
+
+
+@pytest.mark.parametrize("slug", ["../../evil slug", "Acme", "a" * 200, "evil/slug"])
+def test_a_backup_slug_follows_the_slug_rule(full_project, tmp_path, slug):
+    exported = tmp_path / "acme.zip"
+    call_command("export_project", "acme", "-o", str(exported))
+    with pytest.raises(CommandError, match="lower-case letters, digits and hyphens"):
+        call_command("import_project", str(exported), "--slug", slug)
+    assert not Project.objects.exclude(slug__in=["acme", "other"]).exists()
+
+
+def test_an_oversized_member_is_refused_before_it_is_read(full_project, tmp_path, settings):
+    exported = tmp_path / "acme.zip"
+    call_command("export_project", "acme", "-o", str(exported))
+    settings.ASSAY_MAX_UPLOAD_BYTES = 20  # the backup may unpack to 20 × that: 400 bytes
+    with pytest.raises(CommandError, match="over 400 bytes unpacked"):
+        call_command("import_project", str(exported), "--slug", "acme-2")
+    assert not Project.objects.filter(slug="acme-2").exists()
+
+
+def test_a_project_with_judges_is_restored_beside_itself(full_project, tmp_path):
+    """The README's --slug restore on the same database: the copy's judge versions label
+    as new pseudo-annotators named after the new slug."""
+    from judges.models import JudgeVersion
+    from judges.services import create_judge
+
+    judge = create_judge(
+        full_project,
+        slug="gpt",
+        name="GPT",
+        base_url="https://api.example.org/v1",
+        model="m",
+        api_key_env="ASSAY_TEST_KEY",
+    )
+    exported = tmp_path / "acme.zip"
+    call_command("export_project", "acme", "-o", str(exported))
+    call_command("import_project", str(exported), "--slug", "acme-restored")
+    restored = Project.objects.get(slug="acme-restored")
+    copy = JudgeVersion.objects.get(judge__project=restored)
+    assert copy.annotator.username == "judge-acme-restored-gpt-v1"
+    assert judge.current.annotator.username == "judge-acme-gpt-v1"
+    assert restored.memberships.filter(user=copy.annotator, is_pseudo=True).exists()

@@ -90,8 +90,11 @@ PAGE_ROLES = {
 
 
 @pytest.fixture
-def site_objects(personas, corpus, tmp_path):
+def site_objects(personas, corpus):
+    from pathlib import Path
+
     import numpy as np
+    from django.conf import settings
 
     from annotator.importing.files import Source, import_files
     from gold.services import ConsensusPolicy, freeze_gold_set
@@ -100,8 +103,9 @@ def site_objects(personas, corpus, tmp_path):
     from tests.document_files import write_pdf
 
     # A document imported from a PDF, so its original and page images exist (in the
-    # test's own file store: see ``originals_in_tmp``).
-    pdf = write_pdf(tmp_path / "manual.pdf", [["Page one."], ["Page two."]])
+    # test's own file store: see ``originals_in_tmp``; the PDF is written beside it).
+    folder = Path(settings.STORAGES["default"]["OPTIONS"]["location"]).parent
+    pdf = write_pdf(folder / "manual.pdf", [["Page one."], ["Page two."]])
     import_files(personas["project"], [Source(pdf, "manual.pdf")])
     pdf_document = personas["project"].documents.get(doc_id="manual.pdf")
 

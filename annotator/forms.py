@@ -298,9 +298,15 @@ class ImportForm(forms.Form):
         for name in self.fields:
             if name == "kind":
                 continue
-            for_kinds = " ".join(self.KIND_FIELDS.get(name, ()))
+            listed = [*self.KIND_FIELDS.get(name, ()), *self._taking(name)]
+            for_kinds = " ".join(listed)
             rows.append((self[name], table_kinds if name == "format" else for_kinds))
         return rows
+
+    @staticmethod
+    def _taking(name: str) -> list[str]:
+        """Kinds registered by other apps that take the option ``name``."""
+        return [k.name for k in kinds() if name in k.takes]
 
     def clean_file(self):
         from django.conf import settings
@@ -328,7 +334,7 @@ class ImportForm(forms.Form):
                 self.add_error("annotator", _("Name the annotator the labels belong to."))
             if data.get("level") == "chunk" and not chunking:
                 self.add_error("chunking", _("Chunk-level labels need their chunking."))
-        if kind == "run":
+        if kind == "run" or kind in self._taking("run_name"):
             if not data.get("run_name", "").strip():
                 self.add_error("run_name", _("Give the run a name."))
             params = {}
@@ -342,7 +348,11 @@ class ImportForm(forms.Form):
                 params[key.strip()] = value.strip()
             data["parameters"] = params
         known = self.project is None or self.project.chunkings.filter(name=chunking).exists()
-        if kind in ("labels", "run") and chunking and not known:
+        if (
+            (kind in ("labels", "run") or kind in self._taking("chunking"))
+            and chunking
+            and not known
+        ):
             self.add_error("chunking", _("No chunking with this name."))
         return data
 
@@ -367,6 +377,12 @@ class ImportForm(forms.Form):
                 chunking=data["chunking"].strip() or None,
                 parameters=data["parameters"],
                 keep_known=bool(data.get("keep_known")),
+            )
+        elif kind in self._taking("run_name"):
+            options.update(
+                name=data["run_name"].strip(),
+                chunking=data["chunking"].strip() or None,
+                parameters=data.get("parameters") or {},
             )
         return options
 

@@ -484,6 +484,15 @@ SPEC = {
 }
 
 
+# What apps above the API use to describe the endpoints they serve (answers …).
+parameter, errors, ok, schema_object, operation = _query, _errors, _ok, _object, _operation
+
+
+def register_paths(paths: dict) -> None:
+    """Add the description of endpoints another app serves (called when it starts)."""
+    SPEC["paths"].update(paths)
+
+
 @require_GET
 def schema(request: HttpRequest) -> JsonResponse:
     """The OpenAPI description (public: it holds no data)."""

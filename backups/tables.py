@@ -53,6 +53,15 @@ TABLES = (
     Table("nuggets.NuggetHistory", "query__project"),
     Table("nuggets.GoldNugget", "gold_set__project"),
     Table("nuggets.NuggetProposal", "query__project"),
+    Table("answers.AnswerRun", "project"),
+    Table("answers.Answer", "run__project"),
+    Table("answers.Sentence", "answer__run__project"),
+    Table("answers.Citation", "answer__run__project"),
+    Table("answers.AnswerJudgment", "answer__run__project"),
+    Table("answers.AnswerJudgmentHistory", "answer__run__project"),
+    Table("answers.AnswerAdjudication", "answer__run__project"),
+    Table("answers.AnswerAdjudicationHistory", "answer__run__project"),
+    Table("answers.GoldAnswerJudgment", "gold_set__project"),
 )
 
 LEFT_OUT = {

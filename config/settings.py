@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "api",
     "judges",
     "nuggets",
+    "answers",
     "demo",
     "backups",
 ]

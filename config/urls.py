@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("metrics.urls")),
     path("", include("judges.urls")),
     path("", include("nuggets.urls")),
+    path("", include("answers.urls")),
     path("", include("api.urls")),
     path("", include("annotator.urls")),
 ]

@@ -1,4 +1,5 @@
-"""Dependencies point one way: nuggets → judges → metrics → gold → annotator → formats, numerics.
+"""Dependencies point one way: answers → nuggets → judges → metrics → gold → annotator → formats,
+numerics.
 
 Read from the source (every import statement, also those inside functions), so a new
 import against the grain fails here rather than in review.
@@ -12,7 +13,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DJANGO_SIDE = ("annotator", "api", "config", "demo", "gold", "judges", "metrics", "nuggets", "web")
+DJANGO_SIDE = (
+    "annotator",
+    "answers",
+    "api",
+    "config",
+    "demo",
+    "gold",
+    "judges",
+    "metrics",
+    "nuggets",
+    "web",
+)
 PACKAGES = (*DJANGO_SIDE, "bench", "formats", "numerics")
 
 
@@ -60,6 +72,17 @@ def test_nuggets_sit_on_top_only_the_demo_imports_them():
     wrong = {
         name: sorted(i for i in found if i.split(".")[0] == "nuggets")
         for name, found in modules(*below)
+    }
+    assert {name: found for name, found in wrong.items() if found} == {}
+
+
+def test_answers_sit_on_top_only_the_demo_imports_them():
+    """Answers reach the pages below (the import page, gold sets, the API's description)
+    through their extension points, never by those apps importing them."""
+    below = ("annotator", "gold", "metrics", "api", "judges", "nuggets", "web", "formats")
+    wrong = {
+        name: sorted(i for i in found if i.split(".")[0] == "answers")
+        for name, found in modules(*below, "numerics")
     }
     assert {name: found for name, found in wrong.items() if found} == {}
 

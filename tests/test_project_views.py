@@ -86,6 +86,7 @@ PAGE_ROLES = {
     "api:compare": "api",
     "api:gate": "api",
     "api:run_job": "api",
+    "answers:api_answer_runs": "api",
 }
 
 

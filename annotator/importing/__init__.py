@@ -68,6 +68,9 @@ class ImportKind:
     # example file (a path under static/) to download.
     help: str | Promise = ""
     example: str = ""
+    # Options of the import page a kind registered by another app takes, by the form's
+    # field names ("run_name", "parameters", "chunking"): named like a run.
+    takes: tuple[str, ...] = ()
 
 
 _KINDS: dict[str, ImportKind] = {}

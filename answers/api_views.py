@@ -1,0 +1,104 @@
+"""Token endpoints for answer runs: list and upload, metrics, compare and the CI gate.
+
+They take ``Authorization: Bearer <token>`` (``api.views.token_required``) and the same
+role checks and services as the pages, so the API and the pages give the same numbers.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from annotator.access import get_project_for_user
+from annotator.importing import run_import
+from annotator.models import Role
+from annotator.problems import as_data
+from api.views import token_required
+from formats import FileRejected
+from metrics.forms import RunUploadForm
+
+from .models import AnswerRun
+
+
+def answer_run_json(run: AnswerRun) -> dict:
+    return {
+        "id": run.pk,
+        "name": run.name,
+        "run_tag": run.run_tag,
+        "format": run.shape,
+        "chunking": run.chunking.name if run.chunking_id else None,
+        "parameters": run.parameters,
+        "tags": run.tags,
+        "archived": run.archived_at is not None,
+        "answers": run.n_answers,
+        "sentences": run.n_sentences,
+        "citations": run.n_citations,
+        "created_at": run.created_at.isoformat(),
+    }
+
+
+@csrf_exempt
+def answer_runs(request: HttpRequest, slug: str):
+    """``GET``: the answer runs (any member); ``POST``: upload one (owners)."""
+    return upload(request, slug) if request.method == "POST" else listing(request, slug)
+
+
+@token_required
+@require_GET
+def listing(request: HttpRequest, slug: str) -> JsonResponse:
+    """Every answer run of the project (``?archived=true`` to include archived ones)."""
+    project, _membership = get_project_for_user(request, slug)
+    runs = AnswerRun.objects.filter(project=project).select_related("chunking")
+    if request.GET.get("archived") != "true":
+        runs = runs.active()
+    return JsonResponse({"answer_runs": [answer_run_json(r) for r in runs]})
+
+
+@token_required
+@require_POST
+def upload(request: HttpRequest, slug: str) -> JsonResponse:
+    """Multipart: ``file``, ``name``, ``chunking`` (whose chunk ids the file cites),
+    ``parameters`` (a JSON object) and ``tags`` (comma-separated)."""
+    project, _membership = get_project_for_user(request, slug, Role.OWNER)
+    uploaded = request.FILES.get("file")
+    if uploaded is None or not request.POST.get("name", "").strip():
+        return JsonResponse({"error": "send a file and a name"}, status=400)
+    if uploaded.size > settings.ASSAY_MAX_UPLOAD_BYTES:
+        return JsonResponse({"error": "the file is over the size limit"}, status=400)
+    form = RunUploadForm(request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        return JsonResponse({"error": f"{field}: {errors[0]}"}, status=400)
+    data = form.cleaned_data
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / (Path(uploaded.name).name or "answers.jsonl")
+        with path.open("wb") as handle:
+            for block in uploaded.chunks():
+                handle.write(block)
+        try:
+            result = run_import(
+                "answers",
+                project,
+                path,
+                options={
+                    "name": data["name"],
+                    "chunking": data["chunking"],
+                    "parameters": data["parameters"],
+                    "tags": data["tags"],
+                },
+                changed_by=request.user,
+                source_name=uploaded.name,
+            )
+        except FileRejected as failure:
+            problems = [as_data(problem) for problem in failure.problems]
+            lines = [problem["message"] for problem in problems]
+            return JsonResponse(
+                {"error": "nothing imported", "lines": lines, "problems": problems}, status=400
+            )
+    run = AnswerRun.objects.select_related("chunking").get(project=project, name=data["name"])
+    return JsonResponse({**answer_run_json(run), "imported": result.created}, status=201)

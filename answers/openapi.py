@@ -1,0 +1,79 @@
+"""The OpenAPI description of the answer endpoints, added to ``/api/openapi.json``."""
+
+from __future__ import annotations
+
+from api.openapi import ERROR, SLUG, errors, ok, operation, parameter, schema_object
+
+ANSWER_RUN = schema_object(
+    ["id", "name", "format", "parameters", "tags", "archived", "answers"],
+    {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "run_tag": {"type": "string", "description": "the file's own run_id"},
+        "format": {"enum": ["trec_rag", "simple"]},
+        "chunking": {"type": "string", "nullable": True},
+        "parameters": {"type": "object"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "archived": {"type": "boolean"},
+        "answers": {"type": "integer"},
+        "sentences": {"type": "integer"},
+        "citations": {"type": "integer"},
+        "created_at": {"type": "string"},
+    },
+)
+
+UPLOAD = {
+    "summary": "Upload an answer run (owners): TREC RAG 2024/2025 JSONL or the simple JSONL; "
+    "every bad line is reported, nothing written",
+    "parameters": [SLUG],
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": schema_object(
+                    ["file", "name"],
+                    {
+                        "file": {"type": "string", "format": "binary"},
+                        "name": {"type": "string"},
+                        "chunking": {
+                            "type": "string",
+                            "description": "the chunking whose chunk ids the file cites",
+                        },
+                        "parameters": {"type": "string", "description": "a JSON object"},
+                        "tags": {"type": "string", "description": "comma-separated"},
+                    },
+                )
+            }
+        },
+    },
+    "responses": {
+        "201": {
+            "description": "imported",
+            "content": {"application/json": {"schema": ANSWER_RUN}},
+        },
+        **errors(400, 401, 403, 404),
+    },
+}
+
+PATHS = {
+    "/api/p/{slug}/answers/": {
+        "get": operation(
+            "The project's answer runs (archived ones with archived=true)",
+            [
+                SLUG,
+                parameter("archived", "true to include archived runs", {"enum": ["true", "false"]}),
+            ],
+            {
+                **ok(
+                    schema_object(
+                        ["answer_runs"], {"answer_runs": {"type": "array", "items": ANSWER_RUN}}
+                    )
+                ),
+                **errors(401, 404),
+            },
+        ),
+        "post": UPLOAD,
+    },
+}
+
+__all__ = ["ERROR", "PATHS"]

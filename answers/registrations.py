@@ -1,0 +1,32 @@
+"""What the answers app adds to the apps below it, each through that app's extension point."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+
+def register_all() -> None:
+    from annotator.importing import ImportKind, register_kind
+    from api.openapi import register_paths
+
+    from . import openapi
+    from .importing import load_answers
+
+    register_paths(openapi.PATHS)
+    register_kind(
+        ImportKind(
+            "answers",
+            _("Answer run (RAG answers with citations)"),
+            ("jsonl",),
+            load_answers,
+            help=_(
+                "JSONL, one answer a line: TREC RAG 2024/2025 output (`topic_id` or "
+                "`metadata.narrative_id`, `references`, `answer`: sentences with `text` and "
+                "`citations` indexing the references), or `qid`, `answer` and optional "
+                "`sentences` with `citations` as `doc_id` + `start` + `end`, `chunk_id` or "
+                "`doc_id`. References and chunk citations name chunks of the chunking given."
+            ),
+            example="assay/examples/answers.jsonl",
+            takes=("run_name", "parameters", "chunking"),
+        )
+    )

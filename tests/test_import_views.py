@@ -132,6 +132,11 @@ def test_the_run_kind_comes_from_the_metrics_app():
         "files",
         "run",
         "nuggets",  # registered by the nuggets app, which sits above metrics
+        "answers",  # registered by the answers app, on top of everything
     ]
     assert kinds()[5] is RUN_KIND
-    assert [value for value, _ in ImportForm().fields["kind"].choices][-2:] == ["run", "nuggets"]
+    assert [value for value, _ in ImportForm().fields["kind"].choices][-3:] == [
+        "run",
+        "nuggets",
+        "answers",
+    ]

@@ -16,8 +16,9 @@ def grade_buttons(context, current=None, keys=True) -> SafeString:
     search results draws 60 sets of them, and the template made up most of its time.
 
     ``keys``: the digit keys press these buttons, so the grade is shown as a keycap;
-    buttons the digits do not press (the document view's page and whole-document
-    buttons: there a digit grades the selected text) show the grade without one."""
+    buttons the digits do not press show the grade without one: the document view's page
+    and whole-document buttons (there a digit grades the selected text), evidence rows
+    and whole-document search results (a digit grades the current card)."""
     buttons = []
     for grade, label in context["grades"]:
         pressed = grade == current

@@ -119,6 +119,23 @@ def test_document_view_keycaps_are_only_on_buttons_the_keys_press(page, live_ser
     page.wait_for_selector("form.doc-grade")
     assert page.locator("form.doc-grade kbd").count() == 0
     assert page.locator("#passage-form .grade-btn kbd").count() == 4
+    # A saved passage's row: clicked, never pressed by a digit (a digit grades the selection).
+    page.evaluate(
+        """() => {
+            const node = document.querySelector('#doc-page-text .seg').firstChild;
+            const range = document.createRange();
+            range.setStart(node, 0); range.setEnd(node, 10);
+            window.getSelection().removeAllRanges();
+            window.getSelection().addRange(range);
+            document.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+        }"""
+    )
+    page.wait_for_selector("#passage-form:not([hidden])")
+    page.keyboard.press("2")
+    page.wait_for_selector(".evidence-panel .evidence-row .grade-btn")
+    assert page.locator(".evidence-panel .evidence-row .grade-btn").count() == 4
+    assert page.locator(".evidence-panel .evidence-row kbd").count() == 0
+    assert "previous / next" not in page.locator("#keys-help").inner_text()
     # A document without pages: no "Page 1 of 1", no pager.
     assert page.locator(".doc-pager").count() == 0
     assert "Page" not in page.locator("#doc-view").inner_text()

@@ -30,4 +30,8 @@ class AnnotatorConfig(AppConfig):
         connection_created.connect(_sqlite_functions, dispatch_uid="assay_sqlite_functions")
         # Problems stored by import jobs are shown by code: every code is registered
         # where it is defined, so those modules are loaded in every process.
-        from . import import_jobs, importing  # noqa: F401
+        from . import (  # noqa: F401
+            import_jobs,
+            importing,
+            revisions,
+        )

@@ -23,6 +23,7 @@ from .models import (
     KeptNote,
     Query,
 )
+from .revisions import bump
 
 
 @dataclass(frozen=True)
@@ -358,6 +359,7 @@ def change_label(
         check_grade(grade)
     changed_by = changed_by or annotator
     with transaction.atomic():
+        bump(query.project_id)  # first: the project's writers queue here (see revisions)
         judgment, history = _write(
             query,
             annotator,
@@ -445,6 +447,13 @@ def bulk_create_judgments(judgments: Iterable[Judgment], *, changed_by, batch_si
 
     def flush() -> None:
         nonlocal count
+        if not count:  # the first batch: the project's revision moves before any row
+            for project_id in (
+                Query.objects.filter(pk__in={j.query_id for j in batch})
+                .values_list("project_id", flat=True)
+                .distinct()
+            ):
+                bump(project_id)
         hold_documents(j.document_id for j in batch)
         created = Judgment.objects.bulk_create(batch, batch_size=batch_size)
         if created and created[0].pk is None:

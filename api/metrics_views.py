@@ -12,15 +12,17 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
-from annotator.access import get_project_for_user, readable_gold_sets
+from annotator.access import get_project_for_user, readable_gold_sets, require_grades
 from metrics.access import project_run
 from metrics.compared import chosen_runs, compare_runs
-from metrics.evaluation import EvaluationSetting, evaluate_run
+from metrics.coverage import run_coverage
+from metrics.evaluation import EvaluationSetting, evaluate_run, gold_set_sources
 from metrics.figures import figures
-from metrics.forms import DashboardForm
+from metrics.forms import DashboardForm, SourceRankingForm
 from metrics.gate import GateForm
 from metrics.gate import gate as run_gate
 from metrics.models import Run
+from metrics.source_rankings import compare_sources
 from numerics.comparison import SEED, Versus
 from web.errors import BadParameters
 
@@ -95,6 +97,7 @@ def gold_list(request: HttpRequest, slug: str) -> JsonResponse:
                     "name": g.name,
                     "version": g.version,
                     "released": bool(g.released),
+                    "sources": gold_set_sources(g),
                     "created_at": g.created_at.isoformat(),
                 }
                 for g in readable_gold_sets(membership, project.gold_sets.all())
@@ -106,8 +109,9 @@ def gold_list(request: HttpRequest, slug: str) -> JsonResponse:
 @token_required
 @require_GET
 def run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
-    """Means with 95 % intervals, Judged@k and per-query values of one run:
-    ``?level=own|documents|pages|<chunking>&k=&gold=live|<id>&mapping=&measure=...``."""
+    """Means with 95 % intervals, Judged@k, coverage by source and per-query values of one
+    run: ``?level=own|documents|pages|<chunking>&k=&gold=live|<id>&mapping=&measure=...
+    &sources=people,assessors``."""
     project, membership = get_project_for_user(request, slug)
     run = project_run(project, pk)
     setting = _setting(request, membership)
@@ -117,8 +121,10 @@ def run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
         return _bad("this run cannot be evaluated at that level")
     at = setting.for_run(run)
     scores = evaluate_run(run, at.gold, [*at.names, at.judged])
+    coverage = run_coverage(run, at.gold, at.k)
     return JsonResponse(
         {
+            "sources": at.source_names,
             "run": _run_json(run),
             "level": at.level,
             "requested_level": setting.level,
@@ -129,6 +135,7 @@ def run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
             "mean": {n: scores.mean(n) for n in at.names},
             "interval": {n: scores.interval(n) for n in at.names},
             "judged": scores.mean(at.judged),
+            "coverage": coverage.mean,
             "per_query": {
                 qid: {n: float(scores.values[n][i]) for n in at.names}
                 for i, qid in enumerate(at.gold.qids)
@@ -139,6 +146,7 @@ def run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
                 for found in figures()
                 if (value := found.api(setting, run)) is not None
             },
+            "per_query_coverage": {qid: coverage.at(i) for i, qid in enumerate(at.gold.qids)},
         }
     )
 
@@ -191,6 +199,7 @@ def compare(request: HttpRequest, slug: str) -> JsonResponse:
     setting, comparison = result
     return JsonResponse(
         {
+            "sources": setting.source_names,
             "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
             "level": setting.level,
             "k": setting.k,
@@ -241,6 +250,7 @@ def gate(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
         for c in outcome.checks
     ]
     body = {
+        "sources": setting.source_names,
         "pass": outcome.passed,
         "run": {"id": pk, "name": comparison.others[0].name},
         "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
@@ -252,3 +262,22 @@ def gate(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
         "failing": [c for c in checks if not c["pass"]],
     }
     return JsonResponse(body, status=200 if outcome.passed else 422)
+
+
+@token_required
+@require_GET
+def sources_compare(request: HttpRequest, slug: str) -> JsonResponse:
+    """Runs ranked under two sets of label sources: ``?a=people,assessors&b=judge:x
+    &measure=nDCG@10[&level=&k=&mapping=]``: Kendall's τ and τ_AP, the flipped pairs,
+    per-query Pearson and Spearman, each run's means (readers of the live labels)."""
+    project, membership = get_project_for_user(request, slug)
+    require_grades(membership, None)
+    data = request.GET.copy()
+    data.setdefault("a", "people,assessors")
+    form = SourceRankingForm(data, project=project)
+    if not form.is_valid():
+        errors = {key: [str(e) for e in value] for key, value in form.errors.items()}
+        return _bad("bad parameters", fields=errors)
+    data = form.cleaned_data
+    result = compare_sources(project, data["a"], data["b"], data["measure"], **form.options())
+    return JsonResponse(result.as_json())

@@ -42,10 +42,25 @@ ERROR = {
         "problems": {"type": "array", "items": PROBLEM, "description": "the same, as data"},
     },
 }
+SOURCES = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "the label sources the numbers stand on: people, assessors, judge:<slug>…",
+}
 GOLD = {
     "type": "object",
-    "required": ["gold", "mapping", "level"],
-    "properties": {"gold": {"type": "string"}, "mapping": {"type": "string"}},
+    "required": ["gold", "mapping", "level", "sources"],
+    "properties": {
+        "gold": {"type": "string"},
+        "mapping": {"type": "string"},
+        "sources": SOURCES,
+    },
+}
+COVERAGE = {
+    "type": "object",
+    "description": "share of the top k judged by each source, and unjudged",
+    "required": ["unjudged"],
+    "additionalProperties": {"type": "number"},
 }
 RUN = {
     "type": "object",
@@ -127,8 +142,9 @@ CHECK = {
 }
 GATE = {
     "type": "object",
-    "required": ["pass", "run", "baseline", "checks", "failing"],
+    "required": ["sources", "pass", "run", "baseline", "checks", "failing"],
     "properties": {
+        "sources": SOURCES,
         "pass": {"type": "boolean"},
         "run": {"type": "object"},
         "baseline": {"type": "object"},
@@ -165,6 +181,11 @@ SETTING = [
     _query("k", "the cutoff of @k measures and Judged@k (default 10)", {"type": "integer"}),
     _query("gold", "live (default) or a gold set's id"),
     _query("mapping", "any_overlap (default), contains, evidence_overlap>=θ, chunk_overlap>=θ"),
+    _query(
+        "sources",
+        "whose live labels count, comma-separated: people, assessors, judges, judge:<slug>, "
+        "judge:<slug>@<n> (default people,assessors)",
+    ),
     _query(
         "measure",
         "measures by registry name (nDCG@10, RR, Bpref, P(rel=2)@5 …; @k = the k above); "
@@ -334,7 +355,7 @@ SPEC = {
                 "The project's frozen gold sets",
                 [SLUG],
                 {
-                    **_ok(_object(["gold_sets"], {"gold_sets": {"type": "array"}})),
+                    **_ok(_object(["gold_sets"], {"gold_sets": {"type": "array"}})),  # sources each
                     **_errors(401, 404),
                 },
             )
@@ -346,8 +367,19 @@ SPEC = {
                 {
                     **_ok(
                         _object(
-                            ["run", "level", "k", "gold", "mean", "interval", "judged"],
+                            [
+                                "sources",
+                                "run",
+                                "level",
+                                "k",
+                                "gold",
+                                "mean",
+                                "interval",
+                                "judged",
+                                "coverage",
+                            ],
                             {
+                                "sources": SOURCES,
                                 "run": RUN,
                                 "level": {"type": "string"},
                                 "requested_level": {"type": "string"},
@@ -361,6 +393,7 @@ SPEC = {
                                 },
                                 "interval": {"type": "object", "additionalProperties": INTERVAL},
                                 "judged": {"type": "number"},
+                                "coverage": COVERAGE,
                                 "per_query": {"type": "object"},
                                 # Added by the nuggets app (metrics.figures) when the gold
                                 # has nuggets: NuggetRecall@k (all, vital), StRecall@k,
@@ -389,6 +422,10 @@ SPEC = {
                                         "per_query": {"type": "object"},
                                     },
                                 ),
+                                "per_query_coverage": {
+                                    "type": "object",
+                                    "additionalProperties": COVERAGE,
+                                },
                             },
                         )
                     ),
@@ -413,8 +450,9 @@ SPEC = {
                 {
                     **_ok(
                         _object(
-                            ["baseline", "level", "measures"],
+                            ["sources", "baseline", "level", "measures"],
                             {
+                                "sources": SOURCES,
                                 "baseline": {"type": "object"},
                                 "level": {"type": "string"},
                                 "k": {"type": "integer"},
@@ -433,6 +471,42 @@ SPEC = {
                                         },
                                     ),
                                 },
+                            },
+                        )
+                    ),
+                    **_errors(400, 401, 403, 404),
+                },
+            )
+        },
+        "/api/p/{slug}/sources/compare/": {
+            "get": _operation(
+                "Runs ranked under two sets of label sources: Kendall's τ and τ_AP, flipped "
+                "pairs, per-query Pearson and Spearman",
+                [
+                    SLUG,
+                    _query("a", "the reference sources (default people,assessors)"),
+                    _query("b", "the sources compared with them, e.g. judge:<slug>", required=True),
+                    _query("measure", "a registry name (default nDCG@k)"),
+                    _query("level", "own, documents, pages or a chunking's name"),
+                    _query("k", "the cutoff of @k measures (default 10)", {"type": "integer"}),
+                    _query("mapping", "the mapping policy"),
+                ],
+                {
+                    **_ok(
+                        _object(
+                            ["sources", "measure", "level", "tau", "tau_ap", "flips", "runs"],
+                            {
+                                "a": SOURCES,
+                                "b": SOURCES,
+                                "sources": {"type": "object"},
+                                "measure": {"type": "string"},
+                                "level": {"type": "string"},
+                                "k": {"type": "integer"},
+                                "tau": NUMBER_OR_NULL,
+                                "tau_ap": NUMBER_OR_NULL,
+                                "flips": {"type": "array", "items": {"type": "object"}},
+                                "per_query": {"type": "object"},
+                                "runs": {"type": "array", "items": {"type": "object"}},
                             },
                         )
                     ),

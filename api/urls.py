@@ -10,6 +10,11 @@ urlpatterns = [
     path("api/p/<slug:slug>/runs/", metrics_views.runs, name="upload_run"),
     path("api/p/<slug:slug>/gold/", metrics_views.gold_list, name="gold_list"),
     path("api/p/<slug:slug>/compare/", metrics_views.compare, name="compare"),
+    path(
+        "api/p/<slug:slug>/sources/compare/",
+        metrics_views.sources_compare,
+        name="sources_compare",
+    ),
     path("api/p/<slug:slug>/runs/<int:pk>/metrics/", metrics_views.run_metrics, name="run_metrics"),
     path("api/p/<slug:slug>/runs/<int:pk>/gate/", metrics_views.gate, name="gate"),
     path("api/p/<slug:slug>/gold/<int:pk>/export/", views.gold_export, name="gold_export"),

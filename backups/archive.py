@@ -25,8 +25,9 @@ from django.db import models, transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
-from annotator.models import Project
+from annotator.models import Membership, Project, SourceKind
 from annotator.projects import SLUG_MAX
+from annotator.revisions import bump
 from formats import FileRejected
 from formats.errors import define, gettext_noop
 from formats.rows import load_json
@@ -256,7 +257,23 @@ def import_project(path: str | Path, *, slug: str | None = None) -> Project:
         keys: dict[str, dict[int, int]] = {}
         for table in TABLES:
             keys[table.label] = _insert(table, tables[table.label], keys, users, slug)
-    return Project.objects.get(slug=slug)
+        project = Project.objects.get(slug=slug)
+        mark_sources(project)
+        bump(project.pk, reset=True)  # labels written without the label-change path
+    return project
+
+
+def mark_sources(project: Project) -> None:
+    """Give every pseudo-annotator its label source (backups written before sources were
+    recorded hold only ``is_pseudo``): a judge version's, else an imported assessor set."""
+    from judges.models import JudgeVersion
+
+    pseudo = Membership.objects.filter(project=project, is_pseudo=True)
+    pseudo.filter(source=SourceKind.PERSON).update(source=SourceKind.ASSESSORS)
+    for version in JudgeVersion.objects.filter(judge__project=project).select_related("judge"):
+        pseudo.filter(user_id=version.annotator_id).update(
+            source=SourceKind.JUDGE, judge_slug=version.judge.slug, judge_version=version.number
+        )
 
 
 def _judge_users(tables: dict[str, list[dict]], old_slug: str, slug: str) -> dict[str, str]:

@@ -65,6 +65,7 @@ TABLES = (
 )
 
 LEFT_OUT = {
+    "annotator.LabelRevision": "derived: a restored project's revision starts anew (a reset)",
     "annotator.ImportJob": "an upload in progress, not project data; its file is deleted when done",
     "annotator.ProjectFigures": "counts the database keeps from the rows themselves",
     "annotator.ChunkingFigures": "counts the database keeps from the rows themselves",

@@ -7,12 +7,13 @@ the max over their labels mapped onto that unit (``gold.units``). Pseudo-annotat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Judgment, Project, Query
+from annotator.sources import ASSESSORS, JUDGES, PEOPLE, resolve_sources
 from numerics import agreement as coefficients
 from numerics.grades import GRADES
 from numerics.id_order import natural_key
@@ -56,10 +57,11 @@ class AgreementReport:
     per_query: list[dict]
     n_labels: int
     pseudo: list[dict]
+    sources: list[str] = field(default_factory=list)  # whose labels the summary compares
 
 
-def _items(project: Project, level: str, mapping: MappingPolicy, names: list[str] | None):
-    labels = live_labels(project, annotators=names, adjudicated=False)
+def _items(project: Project, level: str, mapping: MappingPolicy, names: list[str], sources):
+    labels = live_labels(project, sources=sources, annotators=names, adjudicated=False)
     units = units_for_level(project, level)
     query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
     return labels.annotators, query, unit, source, grade
@@ -98,21 +100,26 @@ def _report(annotators, query, unit, source, grade) -> tuple[dict, list[dict]]:
 
 
 def project_agreement(
-    project: Project, level: str, mapping: MappingPolicy | None = None
+    project: Project, level: str, mapping: MappingPolicy | None = None, sources=None
 ) -> AgreementReport:
-    """Agreement of the project's people (and of each pseudo-annotator with them) at a
-    level, under ``mapping`` (the project's setting unless given)."""
+    """Agreement of the annotators of ``sources`` (``annotator.sources``; the people by
+    default) — and of each other pseudo-annotator with them — at a level, under
+    ``mapping`` (the project's setting unless given)."""
     mapping = mapping or project.mapping_policy()
+    everyone = resolve_sources(project, (PEOPLE, ASSESSORS, JUDGES))
+    sources = resolve_sources(project, sources or (PEOPLE,))
     members = project.memberships.select_related("user")
-    humans = sorted(m.user.username for m in members if not m.is_pseudo)
-    pseudo = sorted(m.user.username for m in members if m.is_pseudo)
-    annotators, query, unit, source, grade = _items(project, level, mapping, humans)
+    humans = sorted(m.user.username for m in members if sources.counts(m.user.username))
+    pseudo = sorted(
+        m.user.username for m in members if m.is_pseudo and not sources.counts(m.user.username)
+    )
+    annotators, query, unit, source, grade = _items(project, level, mapping, humans, sources)
     summary, per_query = _report(annotators, query, unit, source, grade)
     comparisons = []
     for name in pseudo:
         if not Judgment.objects.filter(query__project=project, annotator__username=name).exists():
             continue
-        both = _items(project, level, mapping, [*humans, name])
+        both = _items(project, level, mapping, [*humans, name], everyone)
         with_pseudo, _rows = _report(*both)
         comparisons.append(
             {
@@ -121,7 +128,9 @@ def project_agreement(
                 "pairs": [p for p in with_pseudo["pairs"] if name in (p["a"], p["b"])],
             }
         )
-    return AgreementReport(annotators, summary, per_query, int(source.size), comparisons)
+    return AgreementReport(
+        annotators, summary, per_query, int(source.size), comparisons, sources.names
+    )
 
 
 def gold_set_agreement(gold_set, level: str, mapping: MappingPolicy) -> AgreementReport:

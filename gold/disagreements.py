@@ -16,6 +16,7 @@ import numpy as np
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Project, Query
+from annotator.sources import ASSESSORS, JUDGES, PEOPLE, Sources, resolve_sources
 from numerics.mapping import MappingPolicy
 from web.spreadsheets import csv_text
 
@@ -57,19 +58,28 @@ class DisputedUnit:
 
 
 def compared_annotators(
-    project: Project, names: list[str] | None = None, *, include_pseudo: bool = False
-) -> list[str]:
-    """The named annotators, or the people of the project (and, if asked, the pseudo ones).
+    project: Project,
+    names: list[str] | None = None,
+    *,
+    include_pseudo: bool = False,
+    sources=None,
+) -> tuple[list[str], Sources | None]:
+    """(annotators, the sources resolved): the named annotators (sources None: every
+    label of theirs counts), or the members among ``sources`` (``annotator.sources``;
+    when None, the people, and every pseudo-annotator with ``include_pseudo``).
 
-    Names that are not members of the project are an error (``ValueError``)."""
+    Names that are not members of the project are an error (``ValueError``; unknown
+    sources raise ``SourcesError``, a ``ValueError`` too)."""
     everyone = people(project) + pseudo_annotators(project)
     if names is not None:
         unknown = sorted(set(names) - set(everyone))
         if not names or unknown:
             detail = f"; unknown: {', '.join(unknown)}" if unknown else ""
             raise ValueError(f"name members of the project{detail}")
-        return sorted(set(names))
-    return people(project) + (pseudo_annotators(project) if include_pseudo else [])
+        return sorted(set(names)), None
+    default = (PEOPLE, ASSESSORS, JUDGES) if include_pseudo else (PEOPLE,)
+    resolved = resolve_sources(project, sources or default)
+    return sorted(name for name in everyone if resolved.counts(name)), resolved
 
 
 def _disputed(rule: str, lo: np.ndarray, hi: np.ndarray, threshold: int) -> np.ndarray:
@@ -91,13 +101,17 @@ def disagreements(
     include_pseudo: bool = False,
     rule: str = "any",
     units: Units | None = None,
+    sources=None,
 ) -> list[DisputedUnit]:
     """Disputed units, grouped by query: queries with unresolved units first, and within
     a query unresolved units first, then the widest spread."""
     mapping = mapping or project.mapping_policy()
-    names = compared_annotators(project, annotators, include_pseudo=include_pseudo)
+    names, _counted = compared_annotators(
+        project, annotators, include_pseudo=include_pseudo, sources=sources
+    )
     units = units or units_for_level(project, level)
-    labels = live_labels(project, annotators=names, adjudicated=True)
+    # Adjudications are read whatever the sources: they resolve disputes, never vote.
+    labels = live_labels(project, sources=None, annotators=names, adjudicated=True)
     query, unit, source, grade = annotator_unit_grades(
         labels.take(labels.source >= 0), units, mapping
     )

@@ -16,6 +16,7 @@ from web.downloads import safe_filename
 from .agreement import agreement_rows, gold_set_agreement
 from .models import GoldSet
 from .parts import parts
+from .policy import recorded_sources
 from .units import (
     LabelRows,
     Units,
@@ -132,7 +133,12 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
         name=gold_set.name,
         version=gold_set.version,
         level=level,
-        policy={**gold_set.policy, "mapping": str(mapping), "level": level},
+        policy={
+            **gold_set.policy,
+            "sources": recorded_sources(gold_set),
+            "mapping": str(mapping),
+            "level": level,
+        },
         threshold=project.relevance_threshold,
         queries=[
             QueryGold(

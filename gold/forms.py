@@ -1,6 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from annotator.sources import SourcesError, parse_sources
 from numerics.consensus import RULES
 from numerics.mapping import MappingPolicy
 from web.fields import WholeField
@@ -14,6 +15,8 @@ class LevelForm(forms.Form):
 
     level = forms.CharField(max_length=200, required=False)
     mapping = forms.CharField(max_length=40, required=False)
+    # Whose labels are compared (``annotator.sources``; the page's default when empty).
+    sources = forms.CharField(max_length=2000, required=False)
 
     def __init__(self, *args, levels: list[str], **kwargs):
         super().__init__(*args, **kwargs)
@@ -24,6 +27,16 @@ class LevelForm(forms.Form):
         if level not in self.levels:
             raise forms.ValidationError(_("Unknown level."))
         return level
+
+    def clean_sources(self) -> str | None:
+        try:
+            return (
+                ",".join(parse_sources(self.cleaned_data["sources"]))
+                if self.cleaned_data["sources"]
+                else None
+            )
+        except SourcesError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean_mapping(self):
         try:
@@ -58,7 +71,15 @@ class FreezeForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
         label=_("Annotators"),
-        help_text=_("None ticked: the people who labelled (imported and LLM labels left out)."),
+        help_text=_("None ticked: those who labelled among the sources below."),
+    )
+    sources = forms.CharField(
+        required=False,
+        max_length=2000,
+        label=_("Label sources"),
+        help_text=_(
+            "people (default), assessors, judges, judge:<slug> or judge:<slug>@<n>, comma-separated"
+        ),
     )
     rule = forms.ChoiceField(
         choices=[(r, RULE_LABELS.get(r, r)) for r in RULES],

@@ -10,10 +10,11 @@ re-exporting it always gives the same file: rows are never changed after freezin
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 
 from annotator.models import Chunk, EvidenceSpan, Project, Query
+from annotator.revisions import bump
 
 
 class Adjudication(EvidenceSpan):
@@ -112,6 +113,11 @@ class GoldSet(models.Model):
         if self.pk is not None:
             raise ValueError("A gold set is immutable; freeze a new version instead")
         super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        with transaction.atomic():
+            bump(self.project_id)  # a gold-set change moves the project's label revision
+            return super().delete(*args, **kwargs)
 
     def set_released(self, released: bool) -> None:
         """Release the gold set to the team, or withdraw it (its labels never change)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Judgment, Membership, Project
+from annotator.sources import PEOPLE, Sources, resolve_sources, source_labels
 from numerics.consensus import RULES
 
 # The consensus rules as screens name them.
@@ -61,11 +62,15 @@ def pseudo_annotators(project: Project) -> list[str]:
     )
 
 
-def choose_annotators(project: Project, names: list[str] | None) -> list[str]:
-    """Whose labels count: the named members, or (``None``) the people who labelled.
+def choose_annotators(
+    project: Project, names: list[str] | None, sources: Sources | None = None
+) -> list[str]:
+    """Whose labels count: the named members, or (``None``) those who labelled among the
+    ``sources`` (``annotator.sources``; the people when None).
 
-    Pseudo-annotators (imported assessors, LLM judges) count only when named. Unknown or
-    non-member names are an error; so are named annotators none of whom has a label.
+    Pseudo-annotators (imported assessors, LLM judges) count only when named or chosen as
+    sources. Unknown or non-member names are an error; so are named annotators none of
+    whom has a label.
     """
     labelled = set(
         Judgment.objects.filter(query__project=project)
@@ -73,7 +78,8 @@ def choose_annotators(project: Project, names: list[str] | None) -> list[str]:
         .distinct()
     )
     if names is None:
-        chosen = [name for name in people(project) if name in labelled]
+        sources = resolve_sources(project, sources or (PEOPLE,))
+        chosen = sorted(name for name in labelled if sources.counts(name))
     else:
         wanted = sorted({name.strip() for name in names if name.strip()})
         if not wanted:
@@ -86,3 +92,12 @@ def choose_annotators(project: Project, names: list[str] | None) -> list[str]:
         if not chosen:
             raise SelectionError("the named annotators have no labels in this project")
     return chosen
+
+
+def recorded_sources(gold_set) -> list[str]:
+    """The label sources a frozen gold set stands on: as recorded, or (versions frozen
+    before sources were recorded) those its annotators belong to."""
+    policy = gold_set.policy
+    if policy.get("sources"):
+        return list(policy["sources"])
+    return sorted(set(source_labels(gold_set.project, policy.get("annotators") or []).values()))

@@ -7,6 +7,8 @@ from django.db.models import Max
 
 from annotator.labels import Evidence
 from annotator.models import Judgment, Project, Query
+from annotator.revisions import bump
+from annotator.sources import PEOPLE, resolve_sources, source_labels
 from numerics.grades import check_grade
 from numerics.mapping import MappingPolicy
 
@@ -29,6 +31,7 @@ def adjudicate(*, query: Query, evidence: Evidence, grade: int, reason: str, adj
     """Set (or change) the final grade of one unit; every change is kept in history."""
     check_grade(grade)
     with transaction.atomic():
+        bump(query.project_id)
         adjudication, created = Adjudication.objects.select_for_update().get_or_create(
             query=query,
             **evidence.span_fields(),
@@ -63,16 +66,28 @@ def gold_policy(
     policy: ConsensusPolicy,
     annotators: list[str] | None,
     mapping: MappingPolicy | None = None,
+    sources=None,
 ) -> dict:
-    """The policy a version records: who counts, the consensus rule, the mapping.
+    """The policy a version records: its label sources and who counts, the consensus rule,
+    the mapping.
 
-    ``annotators=None`` means the people who labelled (never pseudo-annotators).
+    ``annotators=None``: those who labelled among ``sources`` (``annotator.sources``;
+    ``people`` when None: never pseudo-annotators unless chosen). Named annotators record
+    the sources they belong to.
     """
     mapping = mapping or project.mapping_policy()
+    if annotators is None:
+        resolved = resolve_sources(project, sources or (PEOPLE,))
+        chosen = choose_annotators(project, None, resolved)
+        recorded_sources = resolved.names
+    else:
+        chosen = choose_annotators(project, annotators)
+        recorded_sources = sorted(set(source_labels(project, chosen).values()))
     return {
         **policy.to_dict(),
-        "annotators": choose_annotators(project, annotators),
-        "humans_only": annotators is None,
+        "sources": recorded_sources,
+        "annotators": chosen,
+        "humans_only": recorded_sources == [PEOPLE],
         "mapping": str(mapping),
     }
 
@@ -84,8 +99,12 @@ def preview_gold_set(project: Project, recorded: dict) -> list[dict]:
     consensus = ConsensusPolicy(
         recorded["rule"], recorded["min_annotators"], recorded["adjudicated_first"]
     )
+    # The annotators were chosen by the sources resolver when the policy was recorded.
     labels = live_labels(
-        project, annotators=recorded["annotators"], adjudicated=consensus.adjudicated_first
+        project,
+        sources=None,
+        annotators=recorded["annotators"],
+        adjudicated=consensus.adjudicated_first,
     )
     mapping = MappingPolicy.parse(recorded["mapping"])
     rows = []
@@ -113,19 +132,22 @@ def freeze_gold_set(
     mapping: MappingPolicy | None = None,
     note: str = "",
     created_by=None,
+    sources=None,
 ) -> GoldSet:
     """Snapshot the chosen annotators' labels (and the adjudications) as a new version.
 
-    ``annotators=None``: the people who labelled; pseudo-annotators only when named.
+    ``annotators=None``: those who labelled among ``sources`` (the people by default;
+    pseudo-annotators only when named or chosen). The version records its sources.
     Raises ``SelectionError`` (nothing written) when the choice holds no labels.
     """
-    recorded = gold_policy(project, policy, annotators, mapping)
+    recorded = gold_policy(project, policy, annotators, mapping, sources)
     judgments = (
         Judgment.objects.filter(query__project=project)
         .filter(annotator__username__in=recorded["annotators"])
         .select_related("annotator")
     )
     with transaction.atomic():
+        bump(project.pk)
         latest = GoldSet.objects.filter(project=project, name=name).aggregate(v=Max("version"))
         gold_set = GoldSet.objects.create(
             project=project,

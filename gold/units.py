@@ -27,6 +27,7 @@ from django.db.models.functions import Length
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunk, Chunking, Judgment, Project
+from annotator.sources import Sources, resolve_sources
 from numerics.consensus import NO_CONSENSUS, consensus_grades
 from numerics.mapping import MappingPolicy, map_pairs
 from numerics.spans import SpanArrays
@@ -198,16 +199,22 @@ def _rows(values: list[tuple], annotators: list[str]) -> LabelRows:
 def live_labels(
     project: Project,
     *,
+    sources: Sources | None,
     annotators: list[str] | None = None,
     adjudicated: bool = True,
     post_edited: bool = True,
     queries: list[int] | None = None,
 ) -> LabelRows:
-    """Every live label (``post_edited=False``: leaving out those given while a judge's
-    suggestion was on screen) and, with ``adjudicated``, the adjudications; ``queries``:
-    only those queries' (by pk)."""
+    """The live labels that count for ``sources`` (``annotator.sources.resolve_sources``;
+    None: every label, for the per-process state that serves every choice), narrowed to
+    ``annotators`` when named (``post_edited=False``: leaving out those given while a
+    judge's suggestion was on screen) and, with ``adjudicated`` (and when the sources
+    count adjudications), the adjudications; ``queries``: only those queries' (by pk)."""
     judgments = Judgment.objects.filter(query__project=project)
     adjudications = Adjudication.objects.filter(query__project=project)
+    if sources is not None:
+        judgments = sources.judgments(judgments)
+        adjudicated = adjudicated and sources.adjudicated
     if queries is not None:
         judgments = judgments.filter(query_id__in=queries)
         adjudications = adjudications.filter(query_id__in=queries)
@@ -368,9 +375,14 @@ def unit_grades(
     )
 
 
-def gold_labels(project: Project, gold_set: GoldSet | None) -> LabelRows:
-    """The labels behind the gold: a frozen version's, or the live ones."""
-    return frozen_labels(gold_set) if gold_set is not None else live_labels(project)
+def gold_labels(
+    project: Project, gold_set: GoldSet | None, sources: Sources | None = None
+) -> LabelRows:
+    """The labels behind the gold: a frozen version's, or the live ones of ``sources``
+    (resolved; ``people,assessors`` when None)."""
+    if gold_set is not None:
+        return frozen_labels(gold_set)
+    return live_labels(project, sources=resolve_sources(project, sources))
 
 
 def gold_unit_grades(
@@ -381,13 +393,14 @@ def gold_unit_grades(
     mapping: MappingPolicy | None = None,
     labels: LabelRows | None = None,
     units: Units | None = None,
+    sources: Sources | None = None,
 ) -> UnitGrades:
     """Grades at ``level`` from a frozen gold set (its own policy; its own mapping unless
     another is given) or the live labels. ``labels`` and ``units``, when given, are
     ``gold_labels(project, gold_set)`` and ``units_for_level(project, level)`` already
     loaded (a dashboard maps one load of labels onto several levels)."""
     units = units if units is not None else units_for_level(project, level)
-    labels = labels if labels is not None else gold_labels(project, gold_set)
+    labels = labels if labels is not None else gold_labels(project, gold_set, sources)
     if gold_set is not None:
         return unit_grades(
             labels,

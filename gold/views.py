@@ -20,6 +20,7 @@ from annotator.access import (
     require_grades,
 )
 from annotator.models import Membership, Project, Query, Role
+from annotator.sources import SourcesError
 from numerics.grades import GRADES
 from web.downloads import attachment
 from web.errors import answers_bad_parameters
@@ -85,6 +86,7 @@ def _queue_options(data: dict) -> dict:
         "mapping": data["mapping"],
         "rule": data["rule"],
         "include_pseudo": data["pseudo"],
+        "sources": data["sources"],
     }
 
 
@@ -146,6 +148,7 @@ def _filters(project: Project, data: dict) -> dict:
         "mapping": str(data["mapping"] or project.mapping_policy()),
         "rule": data["rule"],
         "pseudo": "1" if data["pseudo"] else "",
+        "sources": data["sources"] or "",
     }
 
 
@@ -225,7 +228,11 @@ def _recorded_policy(project: Project, form: FreezeForm) -> dict | None:
             ConsensusPolicy(data["rule"], data["min_annotators"], data["adjudicated_first"]),
             data["annotators"] or None,
             data["mapping"],
+            data["sources"] or None,
         )
+    except SourcesError as error:
+        form.add_error("sources", str(error))
+        return None
     except SelectionError as error:
         form.add_error("annotators", str(error))
         return None
@@ -260,6 +267,7 @@ def gold_set_list(request: HttpRequest, slug: str) -> HttpResponse:
                     ),
                     annotators=data["annotators"] or None,
                     mapping=data["mapping"],
+                    sources=data["sources"] or None,
                 )
                 return redirect("gold:detail", slug=slug, pk=gold_set.pk)
     context = {
@@ -367,7 +375,10 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(_("Bad agreement parameters."))
     level, mapping = form.cleaned_data["level"], form.cleaned_data["mapping"]
     mapping = mapping or project.mapping_policy()
-    report = project_agreement(project, level, mapping)
+    try:
+        report = project_agreement(project, level, mapping, form.cleaned_data["sources"])
+    except SourcesError as error:
+        return HttpResponseBadRequest(str(error))
     summary = report.summary
     chosen = chosen_pair(summary["pairs"], request.GET.get("a"), request.GET.get("b"))
     context = {
@@ -392,5 +403,6 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "sections": sections(
             "agreement", project=project, membership=membership, params=request.GET
         ),
+        "sources": report.sources,
     }
     return TemplateResponse(request, "gold/agreement.html", context)

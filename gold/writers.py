@@ -98,6 +98,7 @@ def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:
     append(about, ["version", export.version])
     append(about, ["level", export.level])
     append(about, ["relevance threshold", export.threshold])
+    append(about, ["sources", ", ".join(export.policy.get("sources") or [])])
     append(about, ["policy", json.dumps(export.policy, ensure_ascii=False)])
     ordered = sorted(export.queries, key=lambda q: natural_key(q.qid))
     queries = book.create_sheet("queries")

@@ -1,12 +1,16 @@
-"""Calibration: people against a judge version (or an imported pseudo-annotator).
+"""Calibration: two label sources on the pairs both graded, at the level they were graded.
 
-On the (query, unit) items both graded at a level — people's grade being their consensus
-(an adjudicated grade first), the judge's its max over its labels reaching the unit —
-every agreement figure of ``numerics.agreement.compare_raters`` with bootstrap
-intervals, and per query. Then the TREC-style check of what the judge would change:
-each run's measures under people's labels only, and under people's labels with the
-judge's grades filling the units people did not judge; Kendall's τ between the two
-system rankings. Each gold is evaluated over its own queries, as trec_eval does.
+A *pair* is one (query, evidence) both sides labelled with the very same span and
+granularity — a chunk both graded, a page, a whole document, a passage with the same
+characters — so nothing is mapped: no label reaches a neighbour it did not grade. A side
+is a set of label sources (``annotator.sources``: ``people``, ``assessors``,
+``judge:<slug>@<n>`` …) or one annotator by username (person against person); when
+several of its annotators graded a pair, their majority grade is the side's. Labels given
+while a judge's suggestion was on screen are left out: they would flatter the judge.
+
+On those pairs: exact agreement, Cohen's κ unweighted, linear and quadratic, Krippendorff's
+α (ordinal) with bootstrap intervals (``numerics.agreement.compare_raters``), the
+confusion matrix, per-query agreement, and the pairs themselves.
 """
 
 from __future__ import annotations
@@ -14,27 +18,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.utils.translation import gettext as _
 
-from annotator.models import Project, Query
-from gold.units import (
-    UnitGrades,
-    annotator_unit_grades,
-    live_labels,
-    unit_grades,
-    units_for_level,
-)
-from metrics.evaluation import Gold, evaluate_run
-from metrics.models import Run
-from metrics.rankings import can_evaluate
+from annotator.models import Granularity, Judgment, Membership, Project, Query
+from annotator.sources import Sources, SourcesError, resolve_sources
 from numerics.agreement import compare_raters
+from numerics.consensus import consensus_grades
 from numerics.grades import N_GRADES
-from numerics.mapping import MappingPolicy
-from numerics.rank_correlation import kendall_tau
 from numerics.significance import bootstrap_ci
 
-from .scope import human_names
-
 RESAMPLES = 1000
+PAIRS_SHOWN = 500
 
 
 def raters(project: Project) -> list[str]:
@@ -46,126 +40,102 @@ def raters(project: Project) -> list[str]:
     )
 
 
+@dataclass(frozen=True)
+class Side:
+    """One side of a calibration: label sources, or one annotator."""
+
+    text: str
+    sources: Sources | None = None
+    username: str | None = None
+
+    def judgments(self, project: Project):
+        labels = Judgment.objects.filter(query__project=project, suggestion_shown=False)
+        if self.username is not None:
+            return labels.filter(annotator__username=self.username)
+        return self.sources.judgments(labels)
+
+
+def side(project: Project, text: str) -> Side:
+    """A side named by sources (``people``, ``judge:x@2`` …) or by an annotator's
+    username; ``SourcesError`` when it is neither."""
+    text = (text or "").strip()
+    if Membership.objects.filter(project=project, user__username=text).exists():
+        return Side(text, username=text)
+    return Side(text, sources=resolve_sources(project, text))
+
+
 @dataclass
 class Calibration:
-    rater: str
-    level: str
-    n_people_items: int
-    n_rater_items: int
+    a: str
+    b: str
+    n_a: int  # spans the side graded
+    n_b: int
     agreement: dict
     per_query: list[dict]
-    measures: list[str]
-    runs: list[dict] = field(default_factory=list)
-    tau: dict[str, float | None] = field(default_factory=dict)
+    pairs: list[dict] = field(default_factory=list)
 
 
-def _people_grades(project: Project, units, mapping, only: str | None = None) -> UnitGrades:
-    # Labels given while the judge's suggestion was on screen are left out: they would
-    # flatter the judge. ``only``: one person's labels alone (no adjudication), for a
-    # member who labels blind.
-    if only is not None:
-        labels = live_labels(project, annotators=[only], adjudicated=False, post_edited=False)
-    else:
-        labels = live_labels(
-            project, annotators=human_names(project), adjudicated=True, post_edited=False
+def _side_grades(project: Project, chosen: Side) -> dict[tuple, int]:
+    """(query pk, granularity, document pk, start, end) → the side's grade there."""
+    rows = list(
+        chosen.judgments(project).values_list(
+            "query_id", "granularity", "document_id", "start", "end", "grade"
         )
-    return unit_grades(labels, units, mapping=mapping)
-
-
-def _rater_grades(project: Project, rater: str, units, mapping):
-    labels = live_labels(project, annotators=[rater], adjudicated=False)
-    query, unit, _source, grade = annotator_unit_grades(labels, units, mapping)
-    return query, unit, grade
-
-
-def filled(people: UnitGrades, query, unit, grade) -> UnitGrades:
-    """People's grades, with the rater's grade on every unit people did not judge."""
-    n_units = max(len(people.units.ids), 1)
-    taken = set((people.query * n_units + people.unit).tolist())
-    hole = np.array([k not in taken for k in (query * n_units + unit).tolist()], dtype=bool)
-    all_query = np.concatenate([people.query, query[hole]])
-    all_unit = np.concatenate([people.unit, unit[hole]])
-    all_grade = np.concatenate([people.grade, grade[hole]])
-    count = np.concatenate(
-        [people.n_annotators, np.ones(int(hole.sum()), dtype=people.n_annotators.dtype)]
     )
-    order = np.lexsort((all_unit, all_query))
-    return UnitGrades(
-        query=all_query[order],
-        unit=all_unit[order],
-        grade=all_grade[order],
-        n_annotators=count[order],
-        units=people.units,
-        policy={**people.policy, "holes_filled_by": "judge"},
-    )
+    keys: dict[tuple, int] = {}
+    span = np.array([keys.setdefault(tuple(r[:5]), len(keys)) for r in rows], dtype=np.int64)
+    grade = np.array([r[5] for r in rows], dtype=np.int64)
+    final, _n = consensus_grades(span, grade, len(keys), "majority", 1)
+    return {key: int(final[index]) for key, index in keys.items() if final[index] >= 0}
 
 
-def calibrate(
-    project: Project,
-    rater: str,
-    level: str,
-    measures: list[str],
-    *,
-    mapping: MappingPolicy | None = None,
-) -> Calibration:
-    mapping = mapping or project.mapping_policy()
-    units = units_for_level(project, level)
-    people = _people_grades(project, units, mapping)
-    query, unit, grade = _rater_grades(project, rater, units, mapping)
-    n_units = max(len(units.ids), 1)
-    people_key = people.query * n_units + people.unit
-    rater_key = query * n_units + unit
-    _shared, in_people, in_rater = np.intersect1d(people_key, rater_key, return_indices=True)
-    a, b = people.grade[in_people], grade[in_rater]
-    item_query = people.query[in_people]
-    agreement = compare_raters(a, b, N_GRADES, n_resamples=RESAMPLES)
-    qids = dict(
-        Query.objects.filter(pk__in=np.unique(item_query).tolist()).values_list("pk", "qid")
-    )
+def calibrate(project: Project, a: str, b: str) -> Calibration:
+    """Side ``a`` against side ``b`` on the spans both graded (``SourcesError`` for a
+    side that names nothing of the project)."""
+    first, second = side(project, a), side(project, b)
+    if first.text == second.text:
+        raise SourcesError(_("Choose two different sides."))
+    grades_a, grades_b = _side_grades(project, first), _side_grades(project, second)
+    shared = sorted(set(grades_a) & set(grades_b))
+    x = np.array([grades_a[k] for k in shared], dtype=np.int64)
+    y = np.array([grades_b[k] for k in shared], dtype=np.int64)
+    agreement = compare_raters(x, y, N_GRADES, n_resamples=RESAMPLES)
+    query_pks = sorted({k[0] for k in shared})
+    qids = dict(Query.objects.filter(pk__in=query_pks).values_list("pk", "qid"))
+    item_query = np.array([k[0] for k in shared], dtype=np.int64)
     per_query = []
-    for pk in np.unique(item_query).tolist():
+    for pk in query_pks:
         mask = item_query == pk
-        match = (a[mask] == b[mask]).astype(float)
+        match = (x[mask] == y[mask]).astype(float)
         per_query.append(
             {
                 "qid": qids[pk],
                 "n": int(mask.sum()),
                 "exact_agreement": float(match.mean()),
                 "interval": bootstrap_ci(match, n_resamples=RESAMPLES),
-                "mean_difference": float((b[mask] - a[mask]).mean()),
+                "mean_difference": float((y[mask] - x[mask]).mean()),
             }
         )
     per_query.sort(key=lambda r: (r["exact_agreement"], r["qid"]))
-    result = Calibration(
-        rater, level, int(people.query.size), int(query.size), agreement, per_query, measures
+    documents = dict(
+        project.documents.filter(pk__in={k[2] for k in shared[:PAIRS_SHOWN]}).values_list(
+            "pk", "doc_id"
+        )
     )
-    _system_rankings(project, result, people, filled(people, query, unit, grade))
-    return result
-
-
-def _system_rankings(
-    project: Project, result: Calibration, people: UnitGrades, with_judge: UnitGrades
-) -> None:
-    runs = [
-        r
-        for r in Run.objects.filter(project=project).order_by("name")
-        if can_evaluate(r, result.level)
+    pairs = [
+        {
+            "qid": qids[q],
+            "granularity": granularity,
+            "granularity_label": Granularity(granularity).label,
+            "doc_id": documents.get(d, ""),
+            "start": s,
+            "end": e,
+            "a": grades_a[key],
+            "b": grades_b[key],
+        }
+        for key in shared[:PAIRS_SHOWN]
+        for q, granularity, d, s, e in [key]
     ]
-    if not runs or not people.query.size:
-        return
-    gold_people = Gold(people, None, project.relevance_threshold)
-    gold_filled = Gold(with_judge, None, project.relevance_threshold)
-    for run in runs:
-        only = evaluate_run(run, gold_people, result.measures)
-        both = evaluate_run(run, gold_filled, result.measures)
-        result.runs.append(
-            {
-                "name": run.name,
-                "people": {m: only.mean(m) for m in result.measures},
-                "filled": {m: both.mean(m) for m in result.measures},
-            }
-        )
-    for measure in result.measures:
-        result.tau[measure] = kendall_tau(
-            [r["people"][measure] for r in result.runs], [r["filled"][measure] for r in result.runs]
-        )
+    return Calibration(
+        first.text, second.text, len(grades_a), len(grades_b), agreement, per_query, pairs
+    )

@@ -6,8 +6,6 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Project
-from gold.units import levels
-from metrics.evaluation import dashboard_measures
 from web.fields import WholeField
 
 from .models import Judge, Scope
@@ -134,20 +132,14 @@ class JobForm(forms.Form):
 
 
 class CalibrationForm(forms.Form):
-    rater = forms.ChoiceField(required=False)
-    level = forms.ChoiceField(required=False)
-    measure = forms.ChoiceField(required=False)
+    """Two sides to compare: label sources (``people``, ``judge:x@2`` …) or usernames."""
 
-    def __init__(self, *args, project: Project, raters: list[str], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["rater"].choices = [(r, r) for r in raters]
-        self.fields["level"].choices = [(level, level) for level in levels(project)]
-        self.fields["measure"].choices = [(name, label) for name, label in dashboard_measures(10)]
+    a = forms.CharField(required=False, max_length=2000)
+    b = forms.CharField(required=False, max_length=2000)
 
-    def values(self, raters: list[str]) -> dict:
+    def values(self, choices: list[str]) -> dict:
+        """The sides asked for, else people against the first judge (or assessors)."""
         data = self.cleaned_data
-        return {
-            "rater": data["rater"] or (raters[-1] if raters else None),
-            "level": data["level"] or "documents",
-            "measure": data["measure"] or "nDCG@10",
-        }
+        judges = [c for c in choices if c.startswith("judge:") and "@" not in c]
+        fallback = judges[0] if judges else ("assessors" if "assessors" in choices else None)
+        return {"a": data["a"].strip() or "people", "b": data["b"].strip() or fallback}

@@ -18,7 +18,8 @@ from django.utils.translation import gettext_lazy as _
 
 from annotator.access import sees_all_labels
 from annotator.models import Judgment, Membership, Project
-from gold.units import DOCUMENTS, units_for_level
+from annotator.sources import PEOPLE, resolve_sources
+from gold.units import DOCUMENTS, annotator_unit_grades, live_labels, unit_grades, units_for_level
 
 from .models import JudgePair, JudgeVersion, PairStatus
 
@@ -36,25 +37,52 @@ def newest_version(project: Project) -> JudgeVersion | None:
     )
 
 
+def _grades(project: Project, sources, units, mapping, *, adjudicated: bool, only=None):
+    """(query, unit, grade) of the labels of ``sources`` at ``units``: their consensus
+    (with adjudications first), or each unit's highest label (one judge version's; with
+    ``only``, one member's). Labels given while a judge's suggestion was on screen are
+    left out: they would flatter the judge."""
+    names = [only] if only is not None else None
+    labels = live_labels(
+        project, sources=sources, annotators=names, adjudicated=adjudicated, post_edited=False
+    )
+    if adjudicated:
+        grades = unit_grades(labels, units, mapping=mapping)
+        return grades.query, grades.unit, grades.grade
+    query, unit, _source, grade = annotator_unit_grades(labels, units, mapping)
+    return query, unit, grade
+
+
 def disagreement(
     project: Project, query_pks: list[int], membership: Membership
 ) -> dict[int, float]:
-    from .calibration import _people_grades, _rater_grades
-
     version = newest_version(project)
     if version is None:
         return {}
     units = units_for_level(project, DOCUMENTS)
     mapping = project.mapping_policy()
-    own = None if sees_all_labels(membership) else membership.user.get_username()
-    people = _people_grades(project, units, mapping, only=own)
-    query, unit, grade = _rater_grades(project, version.annotator.username, units, mapping)
+    people = resolve_sources(project, (PEOPLE,))
+    if sees_all_labels(membership):
+        people_query, people_unit, people_grade = _grades(
+            project, people, units, mapping, adjudicated=True
+        )
+    else:  # a member who labels blind: "people" is that member alone
+        people_query, people_unit, people_grade = _grades(
+            project,
+            people,
+            units,
+            mapping,
+            adjudicated=False,
+            only=membership.user.get_username(),
+        )
+    judge = resolve_sources(project, f"judge:{version.judge.slug}@{version.number}")
+    query, unit, grade = _grades(project, judge, units, mapping, adjudicated=False)
     n = max(len(units.ids), 1)
     _shared, mine, theirs = np.intersect1d(
-        people.query * n + people.unit, query * n + unit, return_indices=True
+        people_query * n + people_unit, query * n + unit, return_indices=True
     )
-    gap = np.abs(people.grade[mine] - grade[theirs]).astype(float)
-    shared_query = people.query[mine]
+    gap = np.abs(people_grade[mine] - grade[theirs]).astype(float)
+    shared_query = people_query[mine]
     wanted = np.isin(shared_query, query_pks)
     scores: dict[int, float] = {}
     for pk, value in zip(shared_query[wanted].tolist(), gap[wanted].tolist(), strict=True):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.models import Chunking, Project
+from annotator.sources import PEOPLE, resolve_sources
 from gold.units import DOCUMENTS, annotator_unit_grades, live_labels
 from gold.units import units_for_level as _units
 from metrics.models import Run
@@ -31,11 +32,6 @@ class Pair:
 
 def level_name(level: str, chunking: Chunking | None) -> str:
     return DOCUMENTS if level == "document" else chunking.name
-
-
-def human_names(project: Project) -> list[str]:
-    members = project.memberships.filter(is_pseudo=False).select_related("user")
-    return sorted(m.user.username for m in members)
 
 
 def _to_pairs(units, keys) -> list[Pair]:
@@ -73,7 +69,7 @@ def pool_keys(project: Project, units, query_pks: set[int] | None) -> list[tuple
 
 def judged_by_people(project: Project, units, query_pks: set[int] | None) -> set[tuple[int, int]]:
     """(query pk, unit index) that a person's label (or an adjudication) reaches."""
-    labels = live_labels(project, annotators=human_names(project), adjudicated=True)
+    labels = live_labels(project, sources=resolve_sources(project, (PEOPLE,)), adjudicated=True)
     query, unit, _source, _grade = annotator_unit_grades(labels, units, project.mapping_policy())
     keep = np.ones(query.size, dtype=bool)
     if query_pks is not None:

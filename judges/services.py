@@ -9,7 +9,16 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from annotator.models import Chunk, Chunking, Document, Judgment, Membership, Project, Role
+from annotator.models import (
+    Chunk,
+    Chunking,
+    Document,
+    Judgment,
+    Membership,
+    Project,
+    Role,
+    SourceKind,
+)
 from formats.errors import Problem, define, gettext_noop
 
 from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
@@ -88,8 +97,17 @@ def _new_version(judge: Judge) -> JudgeVersion:
     user = User(username=name)
     user.set_unusable_password()
     user.save()
-    # A pseudo-annotator: holds labels, never logs in, left out of gold unless named.
-    Membership.objects.create(project=judge.project, user=user, role=Role.ANNOTATOR, is_pseudo=True)
+    # A pseudo-annotator: holds labels, never logs in, left out of gold unless named; its
+    # label source is this version of this judge (``judge:<slug>@<number>``).
+    Membership.objects.create(
+        project=judge.project,
+        user=user,
+        role=Role.ANNOTATOR,
+        is_pseudo=True,
+        source=SourceKind.JUDGE,
+        judge_slug=judge.slug,
+        judge_version=number,
+    )
     return JudgeVersion.objects.create(
         judge=judge,
         number=number,

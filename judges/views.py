@@ -14,11 +14,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotator.access import get_project_for_user, reads_live_grades
 from annotator.models import Membership, Project, Role
 from annotator.problems import shown
+from annotator.sources import SourcesError, source_choices
+from gold.policy import people
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
 
-from .calibration import calibrate, raters
+from .calibration import calibrate
 from .forms import CalibrationForm, JobForm, JudgeForm
 from .models import Judge, JudgeJob, PairStatus
 from .prompts import DEFAULT_PROMPT
@@ -214,20 +216,25 @@ def job_resume(request: HttpRequest, slug: str, job_pk: int) -> HttpResponse:
 @require_GET
 @for_htmx("judges/partials/calibration_body.html", if_target="calibration-body")
 def calibration(request: HttpRequest, slug: str) -> HttpResponse:
+    """Any two sides (label sources or annotators) on the spans both graded."""
     project, membership = _get_project_for_reader(request, slug)
-    names = raters(project)
-    form = CalibrationForm(request.GET, project=project, raters=names)
+    form = CalibrationForm(request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad calibration parameters."))
-    chosen = form.values(names)
+    choices = source_choices(project)
+    chosen = form.values(choices)
     result = None
-    if chosen["rater"]:
-        result = calibrate(project, chosen["rater"], chosen["level"], [chosen["measure"]])
+    if chosen["b"]:
+        try:
+            result = calibrate(project, chosen["a"], chosen["b"])
+        except SourcesError as error:
+            return HttpResponseBadRequest(str(error))
     context = {
         "project": project,
         "membership": membership,
         "form": form,
-        "raters": names,
+        "choices": choices,
+        "people": people(project),
         "chosen": chosen,
         "result": result,
         "grades": project.shown_grade_labels,

@@ -18,7 +18,9 @@ import numpy as np
 from django.db.models import Count, Max
 
 from annotator.models import Chunk, Project, Query
+from annotator.sources import Sources, resolve_sources
 from gold.models import GoldSet
+from gold.policy import recorded_sources
 from gold.units import (
     DOCUMENTS,
     PAGES,
@@ -33,7 +35,7 @@ from numerics.measures.trec_eval import expand_measures
 from numerics.significance import bootstrap_cis
 
 from . import score_cache
-from .label_state import LabelState, label_state, level_grades
+from .label_state import LabelState, counted_labels, label_state, level_grades
 from .models import Run
 from .rankings import (
     LevelMismatch,
@@ -85,6 +87,9 @@ class Gold:
     # grades' cache key and that state, which the runs' cached scores follow.
     origin: tuple | None = None
     state: LabelState | None = None
+    # The label sources the live grades stand on (None for a frozen gold set, whose
+    # recorded policy says whose labels it holds).
+    sources: Sources | None = None
 
     @property
     def units(self) -> Units:
@@ -105,11 +110,25 @@ class Gold:
         return unit_codes(self.units)
 
     @property
+    def source_names(self) -> list[str]:
+        """The label sources the grades stand on: the chosen ones for live labels, the
+        recorded ones for a frozen gold set."""
+        if self.gold_set is not None:
+            return gold_set_sources(self.gold_set)
+        return self.sources.names if self.sources is not None else []
+
+    @property
     def description(self) -> dict:
         return {
             "gold": f"{self.gold_set.name} v{self.gold_set.version}" if self.gold_set else "live",
             **self.grades.policy,
+            "sources": self.source_names,
         }
+
+
+def gold_set_sources(gold_set: GoldSet) -> list[str]:
+    """The sources a frozen gold set records (``gold.policy.recorded_sources``)."""
+    return recorded_sources(gold_set)
 
 
 def indexed_run(run: Run, gold: Gold) -> RunIndex:
@@ -125,15 +144,21 @@ def load_gold(
     gold_set: GoldSet | None = None,
     mapping: MappingPolicy | None = None,
     state: LabelState | None = None,
+    sources: Sources | None = None,
 ) -> Gold:
     """Gold grades at ``level`` from a frozen gold set (its own mapping unless another is
-    given) or the live labels; ``state``: ``label_state(project, gold_set)`` if already
-    read (a dashboard maps one state onto every level it shows)."""
+    given) or the live labels of ``sources`` (resolved; ``people,assessors`` when None);
+    ``state``: ``label_state(project, gold_set)`` if already read (a dashboard maps one
+    state onto every level it shows)."""
     if mapping is None:
         mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
+    sources = resolve_sources(project, sources) if gold_set is None else None
     state = state or label_state(project, gold_set)
-    grades, query_pks, key = level_grades(state, level_units(project, level), mapping, gold_set)
-    gold = Gold(grades, gold_set, project.relevance_threshold, origin=key, state=state)
+    units = level_units(project, level)
+    grades, query_pks, key = level_grades(state, units, mapping, gold_set, sources)
+    gold = Gold(
+        grades, gold_set, project.relevance_threshold, origin=key, state=state, sources=sources
+    )
     gold.__dict__["query_pks"] = query_pks  # the cached_property, already known
     return gold
 
@@ -187,11 +212,22 @@ class EvaluationSetting:
         return f"Judged@{self.k}"
 
     @property
+    def sources(self) -> Sources | None:
+        return self.gold.sources
+
+    @property
+    def source_names(self) -> list[str]:
+        return self.gold.source_names
+
+    @property
     def query_string(self) -> str:
         """The setting as URL parameters (what ``DashboardForm`` reads back)."""
         gold_set = self.gold.gold_set
+        live = gold_set is None and self.gold.sources is not None
+        sources = {"sources": self.gold.sources.text} if live else {}
         return urlencode(
             {
+                **sources,
                 "gold": gold_set.pk if gold_set else "live",
                 "level": self.level,
                 "k": self.k,
@@ -226,6 +262,7 @@ class EvaluationSetting:
                 gold_set=self.gold.gold_set,
                 mapping=self.mapping,
                 state=self._state,
+                sources=self.gold.sources,
             )
         return self._golds[level]
 
@@ -254,16 +291,24 @@ def evaluation_setting(
     mapping: MappingPolicy | None = None,
     measures: list[str] | None = None,
     charts: list[str] | None = None,
+    sources=None,
 ) -> EvaluationSetting:
     """The setting of the dashboards and the API: gold grades loaded at ``level`` (at
-    documents for ``own``, the other levels' grades as runs need them)."""
+    documents for ``own``, the other levels' grades as runs need them) from the labels
+    of ``sources`` (``annotator.sources``; ``people,assessors`` by default) or a frozen
+    gold set."""
     if mapping is None:
         mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
     own = level == OWN
     templates = tuple(measures or DEFAULT_MEASURES)
     state = label_state(project, gold_set)
     gold = load_gold(
-        project, DOCUMENTS if own else level, gold_set=gold_set, mapping=mapping, state=state
+        project,
+        DOCUMENTS if own else level,
+        gold_set=gold_set,
+        mapping=mapping,
+        state=state,
+        sources=sources,
     )
     return EvaluationSetting(
         gold,
@@ -295,13 +340,17 @@ def document_label_share(
     *,
     state: LabelState | None = None,
     documents: Units | None = None,
+    sources: Sources | None = None,
 ) -> float | None:
     """Share of the relevant labels (grade > 0) behind the gold that span whole documents
     (a live gold counts the annotators' labels, a frozen one every label it holds); None
     without relevant labels. At chunk or page level each such label makes every unit of
     its document relevant. ``state`` and ``documents`` (the documents level's units), when
     given, are those already read."""
-    labels = (state or label_state(project, gold_set)).labels
+    state = state or label_state(project, gold_set)
+    if gold_set is None:
+        sources = resolve_sources(project, sources)
+    labels = counted_labels(state, sources)
     documents = documents or level_units(project, DOCUMENTS)
     counted = labels.grade > 0
     if gold_set is None:
@@ -326,6 +375,7 @@ def coarse_label_warning(setting: EvaluationSetting, runs: list[Run]) -> float |
         gold.gold_set,
         state=setting._state,
         documents=gold.units if gold.units.level == DOCUMENTS else None,
+        sources=gold.sources,
     )
     return share if share is not None and share > DOCUMENT_LABEL_WARNING else None
 

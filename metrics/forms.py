@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.access import default_gold_set, require_grades
 from annotator.assignments import clamp_seconds
 from annotator.problems import shown
+from annotator.sources import Sources, SourcesError, resolve_sources
 from formats.rows import JsonRefused, load_json
 from formats.values import value_problem
 from gold.forms import MAPPING_CHOICES
@@ -55,10 +56,16 @@ class DashboardForm(forms.Form):
     run_tag = forms.CharField(required=False, max_length=200)
     param = forms.CharField(required=False, max_length=400)
     group = forms.CharField(required=False, max_length=200)
+    # Whose live labels count (``annotator.sources``): people,assessors unless chosen.
+    sources = forms.CharField(required=False, max_length=2000)
 
     def __init__(self, data, *, membership, remembered: bool = True):
         """``remembered``: without ``measure`` parameters, use the measures the member
-        chose last (pages); the API passes False and gets the defaults."""
+        chose last (pages); the API passes False and gets the defaults. ``sources`` may
+        come as one comma-separated value or repeated (the picker's checkboxes)."""
+        if hasattr(data, "getlist") and len(data.getlist("sources")) > 1:
+            data = data.copy()
+            data["sources"] = ",".join(data.getlist("sources"))
         super().__init__(data)
         self.membership = membership
         self.project = membership.project
@@ -81,6 +88,12 @@ class DashboardForm(forms.Form):
                 raise forms.ValidationError(_("No such gold set."))
         require_grades(self.membership, gold_set)
         return gold_set
+
+    def clean_sources(self) -> Sources:
+        try:
+            return resolve_sources(self.project, self.cleaned_data["sources"])
+        except SourcesError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean_level(self):
         level = self.cleaned_data["level"] or default_level(self.project)
@@ -149,6 +162,7 @@ class DashboardForm(forms.Form):
             mapping=data["mapping"],
             measures=data["measures"] or None,
             charts=data["charts"],
+            sources=data["sources"],
         )
 
 
@@ -305,3 +319,60 @@ class RunUploadForm(RunFieldsForm):
 
     def clean_replace(self) -> bool:
         return self.cleaned_data["replace"] == "true"
+
+
+class SourceRankingForm(forms.Form):
+    """Two sets of label sources, a measure and where it is measured (``compare_sources``):
+    the judge-vs-people page, the API and ``manage.py compare_sources`` read it alike."""
+
+    a = forms.CharField(required=False, max_length=2000)
+    b = forms.CharField(max_length=2000)
+    measure = forms.CharField(required=False, max_length=200)
+    level = forms.CharField(required=False, max_length=200)
+    k = forms.IntegerField(required=False, min_value=1, max_value=1000)
+    mapping = forms.ChoiceField(required=False, choices=MAPPING_CHOICES)
+
+    def __init__(self, data, *, project):
+        super().__init__(data)
+        self.project = project
+
+    def _sources(self, name: str, default: str | None = None) -> Sources:
+        try:
+            return resolve_sources(self.project, self.cleaned_data[name] or default)
+        except SourcesError as error:
+            raise forms.ValidationError(str(error)) from None
+
+    def clean_a(self) -> Sources:
+        return self._sources("a")
+
+    def clean_b(self) -> Sources:
+        return self._sources("b")
+
+    def clean_level(self) -> str:
+        level = self.cleaned_data["level"] or default_level(self.project)
+        if level != OWN and level not in levels(self.project):
+            raise forms.ValidationError(_("Unknown level."))
+        return level
+
+    def clean_measure(self) -> str:
+        k = self.data.get("k") or 10
+        name = self.cleaned_data["measure"] or "nDCG@k"
+        try:
+            names = expand_measures(measure_name(name, int(k)))
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+        if len(names) != 1:
+            raise forms.ValidationError(_("Choose one measure."))
+        return names[0]
+
+    def clean_mapping(self):
+        text = self.cleaned_data["mapping"]
+        return MappingPolicy.parse(text) if text else None
+
+    def options(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "level": data["level"],
+            "k": data["k"] or 10,
+            "mapping": data["mapping"],
+        }

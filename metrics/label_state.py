@@ -1,13 +1,16 @@
 """Per-process labels behind the dashboards, brought up to date from the label history.
 
-Every label change writes a ``JudgmentHistory`` row and every adjudication an
-``AdjudicationHistory`` row, so the history rows newer than those already seen name
-exactly the queries whose labels changed: only those queries' labels are read again
-and spliced in, and the grades derived at each level (``level_grades``) and the runs'
-scores (``metrics.score_cache``) are recomputed for those queries alone. Whatever the
-history does not explain — a count that moved without a history row (a query or
-document deleted with its labels), a history row committed late — makes the next
-request read everything again. A frozen gold set never changes: it is read once.
+A project's labels are kept per process under its label revision
+(``annotator.revisions``): checking them costs one primary-key read. When the revision
+has moved, the history rows of that project newer than those already seen name exactly
+the queries whose labels changed: only those queries' labels are read again and spliced
+in, and the grades derived at each level (``level_grades``) and the runs' scores
+(``metrics.score_cache``) are recomputed for those queries alone. A revision the history
+does not explain (labels deleted by cascade, a restored backup: its ``reset``) makes
+the next request read everything again. A frozen gold set never changes: it is read once.
+
+Each key (a project's labels, one level's grades) has its own lock, held while it is
+brought up to date: a slow reload of one project never holds up another's dashboard.
 
 Each state has an ``epoch`` (a number new with every full read) and a ``step`` (one
 more with every incremental update); what is derived from a state records both, and
@@ -21,9 +24,12 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db.models import Max
 
-from annotator.models import Judgment, JudgmentEvent, JudgmentHistory, Project
-from gold.models import Adjudication, AdjudicationHistory, GoldSet
+from annotator.models import JudgmentHistory, Project
+from annotator.revisions import revision
+from annotator.sources import Sources
+from gold.models import AdjudicationHistory, GoldSet
 from gold.policy import ConsensusPolicy
 from gold.units import LabelRows, UnitGrades, Units, consensus_of, frozen_labels, live_labels
 from gold.units import unit_grades as compute_unit_grades
@@ -33,7 +39,21 @@ from .rankings import cache
 
 LOG = 64  # incremental updates remembered; what is older starts again from scratch
 _epochs = itertools.count(1)
-_lock = threading.Lock()
+MAX_LOCKS = 10_000
+_locks: dict[tuple, threading.Lock] = {}
+_locks_guard = threading.Lock()  # held only to find a key's lock, never while reading
+
+
+def key_lock(key: tuple) -> threading.Lock:
+    """The lock of one cache key (a project's labels, a level's grades, a run's values)."""
+    with _locks_guard:
+        lock = _locks.get(key)
+        if lock is None:
+            if len(_locks) >= MAX_LOCKS:  # forget the locks nobody holds
+                for old in [k for k, v in _locks.items() if not v.locked()]:
+                    del _locks[old]
+            lock = _locks[key] = threading.Lock()
+        return lock
 
 
 @dataclass(frozen=True)
@@ -41,7 +61,9 @@ class LabelState:
     """A project's labels (live, or a frozen gold set's) as of ``version``."""
 
     labels: LabelRows
-    version: tuple | None  # ``labels_version()`` when read; None for a frozen gold set
+    # (label revision, newest judgment history pk, newest adjudication history pk) of the
+    # project when read; None for a frozen gold set.
+    version: tuple | None
     key: tuple
     epoch: int
     step: int = 0
@@ -69,78 +91,66 @@ class LabelState:
         return np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *changes]))
 
 
-def _newest(history) -> tuple:
-    """(pk, time) of the newest history row, (0, None) without any."""
-    return history.objects.order_by("-pk").values_list("pk", "at").first() or (0, None)
-
-
-def labels_version() -> tuple:
-    """What moves with every label change: the newest history rows (with their times, so
-    that a reused id after a deletion is not taken for the row already seen) and the row
-    counts (deletions by cascade write no history, but change a count)."""
-    return (
-        *_newest(JudgmentHistory),
-        JudgmentHistory.objects.count(),
-        Judgment.objects.count(),
-        *_newest(AdjudicationHistory),
-        AdjudicationHistory.objects.count(),
-        Adjudication.objects.count(),
-    )
+def _newest(history, project: Project) -> int:
+    """The newest history row of the project (0 without any)."""
+    return history.objects.filter(query__project=project).aggregate(m=Max("pk"))["m"] or 0
 
 
 def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState:
     """The labels behind the gold: a frozen version's (read once), or the live ones,
-    brought up to date."""
+    brought up to date with the project's label revision."""
     if gold_set is not None:
         key = ("labels", "gold", gold_set.pk, gold_set.created_at)
         return cache.get(key, lambda: LabelState(frozen_labels(gold_set), None, key, next(_epochs)))
-    key = ("labels", "live", project.pk)
-    with _lock:
-        version = labels_version()
+    # The creation time tells a project from an earlier one that had its pk.
+    key = ("labels", "live", project.pk, project.created_at)
+    now = revision(project.pk)
+    state = cache.peek(key)
+    if state is not None and state.version[0] == now.number:
+        return state
+    with key_lock(key):
         state = cache.peek(key)
-        if state is not None and state.version == version:
+        if state is not None and state.version[0] == now.number:
             return state
-        updated = _advance(state, project, version) if state is not None else None
+        updated = None
+        if state is not None and now.reset <= state.version[0]:
+            updated = _advance(state, project, now.number)
         if updated is None:
-            # The version is read before the labels: a change in between is seen again.
-            updated = LabelState(live_labels(project), version, key, next(_epochs))
+            # The revision and history marks are read before the labels: a change in
+            # between is seen again (re-reading a query is idempotent).
+            version = (
+                now.number,
+                _newest(JudgmentHistory, project),
+                _newest(AdjudicationHistory, project),
+            )
+            updated = LabelState(live_labels(project, sources=None), version, key, next(_epochs))
         cache.put(key, updated)
         return updated
 
 
-def _advance(state: LabelState, project: Project, version: tuple) -> LabelState | None:
-    """``state`` brought to ``version`` by re-reading the queries the history names;
-    None when the history does not explain every change."""
-    old = state.version
-    for history, (pk, at) in ((JudgmentHistory, old[0:2]), (AdjudicationHistory, old[4:6])):
-        if pk and not history.objects.filter(pk=pk, at=at).exists():
-            return None  # the row seen last is gone: the history was rewritten
+def _advance(state: LabelState, project: Project, number: int) -> LabelState | None:
+    """``state`` brought to revision ``number`` by re-reading the queries the project's
+    newer history rows name; None when a full read is needed."""
+    _old, judgment_mark, adjudication_mark = state.version
     judgment_rows = list(
-        JudgmentHistory.objects.filter(pk__gt=old[0], pk__lte=version[0]).values_list(
-            "event", "query_id", "query__project_id"
+        JudgmentHistory.objects.filter(query__project=project, pk__gt=judgment_mark).values_list(
+            "pk", "query_id"
         )
     )
     adjudication_rows = list(
-        AdjudicationHistory.objects.filter(pk__gt=old[4], pk__lte=version[4]).values_list(
-            "old_grade", "new_grade", "query_id", "query__project_id"
-        )
+        AdjudicationHistory.objects.filter(
+            query__project=project, pk__gt=adjudication_mark
+        ).values_list("pk", "query_id")
     )
-    step = {JudgmentEvent.CREATE.value: 1, JudgmentEvent.DELETE.value: -1}
-    explained = (
-        version[2] == old[2] + len(judgment_rows)
-        and version[3] == old[3] + sum(step.get(e, 0) for e, _q, _p in judgment_rows)
-        and version[6] == old[6] + len(adjudication_rows)
-        and version[7] == old[7] + sum(o is None for o, _n, _q, _p in adjudication_rows)
-    )
-    if not explained:
-        return None
-    changed = sorted(
-        {q for _e, q, p in judgment_rows if p == project.pk}
-        | {q for _o, _n, q, p in adjudication_rows if p == project.pk}
+    changed = sorted({q for _pk, q in judgment_rows} | {q for _pk, q in adjudication_rows})
+    version = (
+        number,
+        max([judgment_mark, *(pk for pk, _q in judgment_rows)]),
+        max([adjudication_mark, *(pk for pk, _q in adjudication_rows)]),
     )
     labels = state.labels
     if changed:
-        fresh = live_labels(project, queries=changed)
+        fresh = live_labels(project, sources=None, queries=changed)
         if not set(fresh.annotators) <= set(labels.annotators):
             return None  # a new annotator: codes are numbered afresh
         recode = np.array([labels.annotators.index(n) for n in fresh.annotators] + [-1])
@@ -167,6 +177,16 @@ def _advance(state: LabelState, project: Project, version: tuple) -> LabelState 
     return LabelState(labels, version, state.key, state.epoch, state.step + 1, log)
 
 
+def counted_labels(state: LabelState, sources: Sources | None) -> LabelRows:
+    """The state's labels that count for ``sources`` (a frozen gold set's: all of them):
+    the chosen annotators', and the adjudications when people count."""
+    labels = state.labels
+    if sources is None or state.version is None:
+        return labels
+    allowed = np.append(sources.annotator_mask(labels.annotators), sources.adjudicated)
+    return labels.take(allowed[labels.source])  # source -1 (adjudicated) reads the last
+
+
 @dataclass(frozen=True)
 class _Grades:
     grades: UnitGrades
@@ -180,17 +200,27 @@ def level_grades(
     units: Units,
     mapping: MappingPolicy,
     gold_set: GoldSet | None = None,
+    sources: Sources | None = None,
 ) -> tuple[UnitGrades, np.ndarray, tuple]:
-    """(grades, their sorted query pks, cache key) of the state's labels at ``units``;
-    kept per process and, after label changes, recomputed for the changed queries only
-    (a query's grades depend on its own labels alone)."""
+    """(grades, their sorted query pks, cache key) of the state's labels that count for
+    ``sources`` at ``units``; kept per process and, after label changes, recomputed for
+    the changed queries only (a query's grades depend on its own labels alone)."""
     consensus = consensus_of(gold_set.policy) if gold_set is not None else ConsensusPolicy()
-    key = ("grades", state.key, units.level, str(mapping), units.fingerprint)
+    counted = sources.key if sources is not None and gold_set is None else None
+    key = ("grades", state.key, units.level, str(mapping), units.fingerprint, counted)
+    kept = cache.peek(key)
+    if kept is not None and kept.mark == state.mark:
+        return kept.grades, kept.query_pks, key
+    with key_lock(key):
+        return _level_grades(state, units, mapping, consensus, sources, key)
+
+
+def _level_grades(state, units, mapping, consensus, sources, key):
     kept = cache.peek(key)
     if kept is not None and kept.mark == state.mark:
         return kept.grades, kept.query_pks, key
     changed = state.changed_since(kept.mark) if kept is not None else None
-    labels = state.labels
+    labels = counted_labels(state, sources)
     if changed is None:
         grades = compute_unit_grades(labels, units, consensus=consensus, mapping=mapping)
     else:

@@ -7,6 +7,7 @@ from django.utils.translation import gettext as _
 
 from annotator.labels import Evidence
 from annotator.models import Chunk, Document, Project, Query
+from annotator.templatetags.sources_tags import source_label
 from gold.units import (
     DOCUMENTS,
     PAGES,
@@ -20,6 +21,7 @@ from numerics.mapping import fragmentation
 from numerics.spans import SpanArrays
 
 from . import charts
+from .coverage import run_coverage
 from .evaluation import (
     LOW_COVERAGE,
     OWN,
@@ -91,6 +93,7 @@ def run_rows(
         judged = scores.mean(setting.judged)
         rows.append(
             {
+                "coverage": run_coverage(run, gold, setting.k).mean,
                 "run": run,
                 "unit_level": gold.units.level,
                 "n_units": len(gold.units.ids),
@@ -112,7 +115,7 @@ def bar_chart(rows: list[dict], setting: EvaluationSetting, names: list[str]) ->
     the first measure (best first)."""
     ordered = sorted(rows, key=lambda r: (-r["scores"].mean(names[0]), r["run"].name))
     return charts.bar_chart(
-        f"{', '.join(names)} · {_level_shown(setting.level)}",
+        f"{', '.join(names)} · {_level_shown(setting.level)} · {sources_caption(setting)}",
         names,
         [
             (
@@ -123,6 +126,18 @@ def bar_chart(rows: list[dict], setting: EvaluationSetting, names: list[str]) ->
             for r in ordered
         ],
     )
+
+
+def sources_caption(setting: EvaluationSetting) -> str:
+    """What a figure's caption says it stands on: the label sources, or the gold set."""
+    gold_set = setting.gold.gold_set
+    if gold_set is not None:
+        return _("gold set %(name)s v%(version)s") % {
+            "name": gold_set.name,
+            "version": gold_set.version,
+        }
+    names = ", ".join(source_label(token) for token in setting.source_names)
+    return _("labels of %(sources)s") % {"sources": names}
 
 
 def tag_breakdown(rows: list[dict], setting: EvaluationSetting) -> dict:
@@ -195,7 +210,11 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
     """
     setting = setting.for_run(run)
     gold_set = setting.gold.gold_set
-    labels = frozen_labels(gold_set) if gold_set else live_labels(run.project)
+    labels = (
+        frozen_labels(gold_set)
+        if gold_set
+        else live_labels(run.project, sources=setting.gold.sources)
+    )
     chunks = units_for_level(run.project, run.chunking.name)
     result = fragmentation(
         SpanArrays(labels.document, labels.start, labels.end),
@@ -285,7 +304,11 @@ def drill_context(run: Run, query: Query, setting: EvaluationSetting, other: Run
     depth = max(own.k, 20)
     items, info = ranking(run, query, own, depth)
     query_values, scores = _query_values(run, query, own)
+    positions, found = lookup(own.gold.query_pks, np.array([query.pk]))
+    coverage = run_coverage(run, own.gold, own.k)
     context = {
+        "coverage": coverage.at(int(positions[0])) if found[0] else None,
+        "sources": own.source_names,
         "items": items,
         "info": info,
         "query_values": query_values,

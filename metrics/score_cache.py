@@ -22,7 +22,7 @@ from numerics.significance import (
     resample_sums,
 )
 
-from .label_state import LabelState
+from .label_state import LabelState, key_lock
 from .rankings import cache, lookup
 
 
@@ -59,6 +59,14 @@ def run_values(
     one run against one gold; ``evaluate(query_keys)`` gives the values over some of the
     gold's queries. ``key`` names the run, the gold, the measures and the threshold."""
     key = ("values", *key)
+    kept = cache.peek(key)
+    if kept is not None and kept.mark == state.mark and np.array_equal(kept.query_pks, query_pks):
+        return kept.values, kept.intervals
+    with key_lock(key):  # one computation per key; other keys go on meanwhile
+        return _run_values(key, state, query_pks, evaluate, n_resamples)
+
+
+def _run_values(key, state, query_pks, evaluate, n_resamples):
     kept = cache.peek(key)
     if kept is not None and kept.mark == state.mark and np.array_equal(kept.query_pks, query_pks):
         return kept.values, kept.intervals

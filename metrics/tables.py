@@ -14,10 +14,12 @@ from .models import Run
 
 
 def _setting_columns(setting: EvaluationSetting, level: str) -> list:
-    return [level, setting.level, setting.k, str(setting.mapping), setting.gold.description["gold"]]
+    gold = setting.gold.description["gold"]
+    sources = ",".join(setting.source_names)
+    return [level, setting.level, setting.k, str(setting.mapping), gold, sources]
 
 
-SETTING_HEADER = ["level", "requested level", "k", "mapping", "gold"]
+SETTING_HEADER = ["level", "requested level", "k", "mapping", "gold", "sources"]
 
 
 def _parameter(value) -> object:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("p/<slug:slug>/metrics/export/", file_views.export_metrics, name="export"),
     path("p/<slug:slug>/metrics/qrels/", file_views.qrels_file, name="qrels_file"),
     path("p/<slug:slug>/metrics/compare/", views.compare, name="compare"),
+    path("p/<slug:slug>/sources/compare/", views.source_rankings, name="source_rankings"),
     path("p/<slug:slug>/runs/", run_views.runs, name="runs"),
     path("p/<slug:slug>/metrics/series/", run_views.series, name="series"),
     path("p/<slug:slug>/runs/<int:pk>/", views.run_detail, name="run_detail"),

@@ -28,9 +28,11 @@ from annotator.access import (
     get_project_for_user,
     readable_gold_sets,
     reads_live_grades,
+    require_grades,
 )
 from annotator.labels import change_label
 from annotator.models import Membership, Query
+from annotator.sources import source_choices
 from gold.units import levels, units_for_level
 from web.errors import BadParameters, answers_bad_parameters
 from web.htmx import for_htmx
@@ -50,8 +52,16 @@ from .evaluation import (
     measure_catalogue,
     own_level,
 )
-from .forms import DashboardForm, JudgeForm, MeasureChoiceForm, dashboard_form, run_setting
+from .forms import (
+    DashboardForm,
+    JudgeForm,
+    MeasureChoiceForm,
+    SourceRankingForm,
+    dashboard_form,
+    run_setting,
+)
 from .models import MeasureChoice, Run
+from .source_rankings import compare_sources
 
 
 def _valid_form(request: HttpRequest, membership: Membership) -> DashboardForm | None:
@@ -60,9 +70,12 @@ def _valid_form(request: HttpRequest, membership: Membership) -> DashboardForm |
 
 
 def _gold_choices(membership: Membership) -> dict:
-    """What the setting form offers: live labels if the member reads them, readable sets."""
+    """What the setting form offers: live labels if the member reads them (and whose
+    labels count), readable sets."""
+    live = reads_live_grades(membership)
     return {
-        "live_choice": reads_live_grades(membership),
+        "source_choices": source_choices(membership.project) if live else [],
+        "live_choice": live,
         "gold_sets": readable_gold_sets(membership, membership.project.gold_sets.all()),
     }
 
@@ -341,3 +354,39 @@ def choose_measures(request: HttpRequest, slug: str) -> HttpResponse:
     params.setlist("measure", measures)
     params.pop("chart", None)
     return redirect(reverse("metrics:dashboard", args=[slug]) + "?" + params.urlencode())
+
+
+@login_required
+@require_GET
+@for_htmx("metrics/partials/source_rankings.html")
+def source_rankings(request: HttpRequest, slug: str) -> HttpResponse:
+    """Judge against people where it matters: the runs ranked under two sets of label
+    sources on one measure, τ and τ_AP, the flipped pairs, per-query correlations."""
+    project, membership = get_project_for_user(request, slug)
+    require_grades(membership, None)
+    data = request.GET.copy()
+    data.setdefault("a", "people,assessors")
+    if not data.get("b"):
+        judges = [c for c in source_choices(project) if c.startswith("judge:") and "@" not in c]
+        data["b"] = judges[0] if judges else "assessors"
+    form = SourceRankingForm(data, project=project)
+    if not form.is_valid():
+        return HttpResponseBadRequest(
+            " ".join(str(e) for errors in form.errors.values() for e in errors)
+        )
+    result = compare_sources(
+        project,
+        form.cleaned_data["a"],
+        form.cleaned_data["b"],
+        form.cleaned_data["measure"],
+        **form.options(),
+    )
+    context = {
+        "project": project,
+        "membership": membership,
+        "form": form,
+        "result": result,
+        "choices": source_choices(project),
+        "levels": [OWN, *levels(project)],
+    }
+    return TemplateResponse(request, "metrics/source_rankings.html", context)

@@ -174,8 +174,10 @@ def test_openapi_lists_every_api_path(client):
         "/api/p/{slug}/gold/{id}/export/",
         "/api/p/{slug}/runs/{id}/metrics/",
         "/api/p/{slug}/compare/",
+        "/api/p/{slug}/sources/compare/",
         "/api/p/{slug}/runs/{id}/gate/",
         "/api/p/{slug}/jobs/{id}/",
+        "/api/p/{slug}/answers/",
     }
 
 
@@ -300,6 +302,7 @@ def test_every_status_the_endpoints_answer_is_in_the_openapi_description(
         ),
         "/api/p/{slug}/runs/": ("upload_run", [], {}),
         "/api/p/{slug}/gold/": ("gold_list", [], {}),
+        "/api/p/{slug}/sources/compare/": ("sources_compare", [], {"b": "people"}),
     }
     for path, (name, args, params) in calls.items():
         documented = set(SPEC["paths"][path]["get"]["responses"])

@@ -85,7 +85,9 @@ def test_no_url_shows_an_annotator_anything_of_anothers_labels(login, personas, 
     assert any(f"/q/{corpus['query'].qid}/?gold={released.pk}" in url for url in reachable)
 
 
-RUN_PAGES = {"metrics:runs", "metrics:run_delete"}
+# Pages that show no gold set's grades: run management, and the judge-against-people
+# rankings (live labels of chosen sources only: readers of live grades).
+RUN_PAGES = {"metrics:runs", "metrics:run_delete", "metrics:source_rankings"}
 
 
 @pytest.mark.parametrize("persona", ["owner", "adjudicator", "annotator", "viewer"])

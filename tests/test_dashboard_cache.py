@@ -128,7 +128,7 @@ def test_refresh_after_label_changes_equals_full_recomputation(personas, changes
     _assert_identical(incremental, full)
     assert label_state(project).epoch != before.epoch  # the full one read anew
     # The kept labels are the live labels (as a multiset of rows).
-    fresh = live_labels(project)
+    fresh = live_labels(project, sources=None)
 
     def rows(labels):
         names = np.array([*labels.annotators, "(adjudicated)"], dtype=object)
@@ -171,7 +171,7 @@ def test_deleted_query_and_other_levels_start_again(personas):
 def test_document_label_share_from_kept_labels(personas):
     """The share of whole-document labels counts the annotators' labels of grade > 0."""
     project = personas["project"]
-    labels = live_labels(project)
+    labels = live_labels(project, sources=None)
     documents = dict(Document.objects.filter(project=project).values_list("pk", "text"))
     relevant = (labels.grade > 0) & (labels.source >= 0)
     whole = [

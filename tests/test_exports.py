@@ -26,18 +26,20 @@ def test_metrics_csv_has_a_column_per_measure_bound_and_parameter(login, persona
     rows = list(csv.DictReader(io.StringIO(text)))
     header = list(rows[0])
     assert header == [
-        "run", "run id", "level", "requested level", "k", "mapping", "gold", "series", "tags",
+        "run", "run id", "level", "requested level", "k", "mapping", "gold", "sources", "series",
+        "tags",
         "param:k", "nDCG@5", "nDCG@5 low", "nDCG@5 high", "RR", "RR low", "RR high",
         "Judged@5", "units", "lines dropped",
     ]  # fmt: skip
     board = client.get(url("dashboard", **params)).context["rows"]
     for row, shown in zip(rows, board, strict=True):
         assert row["run"] == shown["run"].name and row["param:k"] == "6"
-        assert (row["level"], row["k"], row["mapping"], row["gold"]) == (
+        assert (row["level"], row["k"], row["mapping"], row["gold"], row["sources"]) == (
             "halves",
             "5",
             "any_overlap",
             "live",
+            "people,assessors",
         )
         low, high = shown["scores"].interval("nDCG@5")
         assert float(row["nDCG@5"]) == pytest.approx(shown["scores"].mean("nDCG@5"))

@@ -119,6 +119,7 @@ def test_freeze_gold_people_only_by_default(overlapping):
         "rule": "max",
         "min_annotators": 1,
         "adjudicated_first": True,
+        "sources": ["people"],
         "annotators": ["anna", "arno"],
         "humans_only": True,
         "mapping": "any_overlap",

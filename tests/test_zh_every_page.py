@@ -105,6 +105,16 @@ ALLOWED = {
     "ir_measures",
     "ndcg_cut",
     "ndeval",  # a program's name, like trec_eval
+    # Label source tokens, typed as they are in URLs, the API and commands.
+    "people",
+    "assessors",
+    "judges",
+    "judge",
+    "pearson",
+    "spearman",
+    "yilmaz",
+    "aslam",
+    "robertson",
 }
 # Containers whose whole content is data: document, candidate and query text, notes.
 DATA_CLASSES = {

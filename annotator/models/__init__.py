@@ -20,10 +20,12 @@ from .labels import (
 from .projects import (
     DEFAULT_GRADE_LABELS,
     DEFAULT_GRADE_LABELS_SHOWN,
+    LabelRevision,
     Membership,
     Project,
     ProjectQuerySet,
     Role,
+    SourceKind,
 )
 from .work import Assignment, AssignmentStatus, ImportJob, ImportStatus
 
@@ -46,10 +48,12 @@ __all__ = [
     "JudgmentQuerySet",
     "JudgmentTiming",
     "KeptNote",
+    "LabelRevision",
     "Membership",
     "Project",
     "ProjectFigures",
     "ProjectQuerySet",
     "Query",
     "Role",
+    "SourceKind",
 ]

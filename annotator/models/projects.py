@@ -120,6 +120,32 @@ class Project(models.Model):
         ]
 
 
+class LabelRevision(models.Model):
+    """A project's label revision (``annotator.revisions``): moves with every change to
+    its labels, adjudications and gold sets, in the same transaction; caches of what
+    labels derive are keyed by it. ``reset`` is the latest revision the history rows do
+    not explain (labels deleted by cascade, a restored backup): caches read everything
+    again past it. A row of its own, so that label writers never rewrite the project's."""
+
+    project = models.OneToOneField(
+        Project, primary_key=True, on_delete=models.CASCADE, related_name="label_revision"
+    )
+    number = models.PositiveBigIntegerField(default=0)
+    reset = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"revision {self.number} (reset {self.reset})"
+
+
+class SourceKind(models.TextChoices):
+    """Whose labels a member's are (``annotator.sources``): a person who logs in, an
+    imported assessor set or one version of an LLM judge."""
+
+    PERSON = "person", _("Person")
+    ASSESSORS = "assessors", _("Imported assessors")
+    JUDGE = "judge", _("LLM judge version")
+
+
 class Membership(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(
@@ -128,6 +154,12 @@ class Membership(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
     # Pseudo-annotators (imported assessors, LLM judges) hold labels but never log in.
     is_pseudo = models.BooleanField(default=False)
+    # The label source of a member's labels; a judge version's pseudo-annotator also
+    # records its judge's slug and version number (set when the version is created), so
+    # the sources resolver knows them without the judges app.
+    source = models.CharField(max_length=16, choices=SourceKind.choices, default=SourceKind.PERSON)
+    judge_slug = models.CharField(max_length=40, blank=True)
+    judge_version = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -139,3 +171,9 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.project} ({self.role})"
+
+    def save(self, *args, **kwargs):
+        # A pseudo-annotator created without a kind is an imported assessor set.
+        if self.is_pseudo and self.source == SourceKind.PERSON:
+            self.source = SourceKind.ASSESSORS
+        super().save(*args, **kwargs)

@@ -52,6 +52,7 @@ def _figures(o: np.ndarray, values: np.ndarray) -> dict[str, np.ndarray]:
     diagonal = np.diagonal(o, axis1=1, axis2=2)
     figures = {
         "exact_agreement": _ratio(diagonal.sum(axis=1), total),
+        "kappa": _kappas(o, None),
         "kappa_linear": _kappas(o, "linear"),
         "kappa_quadratic": _kappas(o, "quadratic"),
         "alpha_ordinal": alpha_batch(o + o.transpose(0, 2, 1), DISTANCES["ordinal"], values),
@@ -73,7 +74,7 @@ def compare_raters(
     domain_values=None,
 ) -> dict:
     """Agreement of ``rater`` with ``people`` over parallel grade arrays (one entry per
-    item both graded): n, and for exact agreement, Cohen's kappa (linear, quadratic;
+    item both graded): n, and for exact agreement, Cohen's kappa (unweighted, linear, quadratic;
     equal to ``sklearn.metrics.cohen_kappa_score``), Krippendorff's alpha (ordinal; equal
     to the ``krippendorff`` package) and each grade's precision and recall (the rater's
     grade g against people's g), a value and a bootstrap interval; the confusion matrix."""
@@ -86,8 +87,9 @@ def compare_raters(
         k: undefined_as_none(v[0])
         for k, v in _figures(confusion[None].astype(float), values).items()
     }
-    for weights in ("linear", "quadratic"):  # the point values from the one kappa function
-        point[f"kappa_{weights}"] = cohen_kappa_from_confusion(confusion, weights)
+    for weights in (None, "linear", "quadratic"):  # point values from the one kappa function
+        name = f"kappa_{weights}" if weights else "kappa"
+        point[name] = cohen_kappa_from_confusion(confusion, weights)
     intervals: dict[str, tuple[float, float] | None] = dict.fromkeys(point)
     if n:
         rng = np.random.default_rng(seed)

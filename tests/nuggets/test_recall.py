@@ -4,6 +4,7 @@ the dashboard's figures equal to ``evaluate --nuggets`` on the exported files.""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 from urllib.parse import urlencode
@@ -210,11 +211,8 @@ def test_the_api_and_export_metrics_give_the_dashboards_figures(case, client, ca
     assert nuggets["counted"]["NuggetRecall(vital)@2"] == 1
     assert nuggets["per_query"]["q2"]["NuggetRecall(vital)@2"] is None
     call_command("export_metrics", "acme", "--level", "halves", "--k", "2")
-    lines = capsys.readouterr().out.splitlines()
-    header = lines[0].split(",")
-    row = dict(
-        zip(header, next(line for line in lines if line.startswith("A,")).split(","), strict=True)
-    )
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    row = next(r for r in rows if r["run"] == "A")
     assert float(row["NuggetRecall@2"]) == pytest.approx((2 / 3 + 1) / 2)
     assert row["nugget queries"] == "2"
 

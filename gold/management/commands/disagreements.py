@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.cli import project_named
+from annotator.sources import SourcesError
 from gold.disagreements import DISAGREEMENT_RULES, disagreement_file, disagreements
 from gold.units import check_level
 from numerics.mapping import MappingPolicy
@@ -17,6 +18,11 @@ class Command(BaseCommand):
         parser.add_argument("--level", required=True, help="documents, pages or a chunking")
         parser.add_argument(
             "--annotators", help="comma-separated usernames (default: the project's people)"
+        )
+        parser.add_argument(
+            "--sources",
+            help="whose labels are compared: people (default), assessors, judges, "
+            "judge:<slug>[@<n>], comma-separated",
         )
         parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
         parser.add_argument(
@@ -39,8 +45,15 @@ class Command(BaseCommand):
             names = [n.strip() for n in options["annotators"].split(",") if n.strip()]
         try:
             rows = disagreements(
-                project, options["level"], mapping=mapping, annotators=names, rule=options["rule"]
+                project,
+                options["level"],
+                mapping=mapping,
+                annotators=names,
+                rule=options["rule"],
+                sources=options["sources"],
             )
+        except SourcesError as error:
+            raise CommandError(f"--sources: {error}") from None
         except ValueError as error:
             raise CommandError(f"--annotators: {error}") from None
         self.stdout.write(disagreement_file(rows, options["format"]), ending="")

@@ -20,6 +20,11 @@ class Command(BaseCommand):
         who = parser.add_mutually_exclusive_group()
         who.add_argument("--annotators", help="comma-separated usernames whose labels count")
         who.add_argument(
+            "--sources",
+            help="whose labels count: people, assessors, judges, judge:<slug>[@<n>], "
+            "comma-separated (default: people)",
+        )
+        who.add_argument(
             "--humans-only",
             action="store_true",
             help="the people who labelled, no pseudo-annotators (the default)",
@@ -50,9 +55,10 @@ class Command(BaseCommand):
                 policy=policy,
                 annotators=names,
                 mapping=mapping,
+                sources=options["sources"],
                 note=options["note"],
             )
-        except ValueError as error:  # SelectionError too
+        except ValueError as error:  # SelectionError and SourcesError too
             raise CommandError(str(error)) from None
         self.stdout.write(
             f"{project.slug}: {gold_set.name} v{gold_set.version}: {gold_set.n_queries} queries, "

@@ -23,6 +23,12 @@ class Command(BaseCommand):
         parser.add_argument("--gold", default="live", help="live or a gold set's id")
         parser.add_argument("--k", default="10")
         parser.add_argument("--mapping", default="")
+        parser.add_argument(
+            "--sources",
+            default="",
+            help="whose live labels count: people, assessors, judges, judge:<slug>[@<n>], "
+            "comma-separated (default people,assessors)",
+        )
         parser.add_argument("--measure", action="append", default=[], help="repeatable")
         parser.add_argument("--run", default="", help="a run's id: per-query values")
         parser.add_argument("--format", choices=["csv", "xlsx"], default="csv")
@@ -37,7 +43,7 @@ class Command(BaseCommand):
         if owner is None:
             raise CommandError(f"project {slug!r} has no owner")
         data = QueryDict(mutable=True)
-        for key in ("level", "gold", "k", "mapping", "run", "format"):
+        for key in ("level", "gold", "k", "mapping", "run", "format", "sources"):
             if options[key]:
                 data[key] = options[key]
         data.setlist("measure", options["measure"])

@@ -1,0 +1,123 @@
+"""Coverage by source: for a run and each query, the share of its top k units judged by
+each label source (people, imported assessors, a judge version) and the share unjudged.
+
+A unit is judged by a source when one of that source's labels reaches it through the
+gold's mapping (an adjudication is people's). Shares divide by the units in the top k
+(k, or fewer when the run retrieved fewer), as Judged@k does; a unit judged by two
+sources counts for both, so the sources' shares need not add up to one. ``unjudged`` is
+1 − Judged@k: the share that no counted source judged (1 when nothing was retrieved).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotator.sources import source_labels
+from gold.units import adjudicated_units, annotator_unit_grades
+from numerics.mapping import MappingPolicy
+
+from .evaluation import Gold
+from .label_state import counted_labels
+from .rankings import cache, lookup, ranked_run
+
+UNJUDGED = "unjudged"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Per gold query (``Gold.query_pks`` order) and on average: the share of the top k
+    judged by each source, and unjudged."""
+
+    per_query: dict[str, np.ndarray]
+
+    @property
+    def mean(self) -> dict[str, float]:
+        return {
+            name: float(values.mean()) if values.size else 0.0
+            for name, values in self.per_query.items()
+        }
+
+    def at(self, index: int) -> dict[str, float]:
+        return {name: float(values[index]) for name, values in self.per_query.items()}
+
+
+@dataclass(frozen=True)
+class _Judged:
+    keys: dict[str, np.ndarray]  # source → sorted (query * width + unit) keys it judged
+    mark: tuple | None
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.keys.values())
+
+
+def judged_by_source(gold: Gold) -> dict[str, np.ndarray]:
+    """Each counted source's judged (query, unit) keys at the gold's level."""
+    state = gold.state
+    key = ("judged-by", gold.origin)
+    mark = state.mark if state is not None else None
+    kept = cache.peek(key) if gold.origin is not None else None
+    if kept is not None and kept.mark == mark:
+        return kept.keys
+    units = gold.units
+    labels = counted_labels(state, gold.sources) if state is not None else None
+    if labels is None:
+        return {}
+    mapping = MappingPolicy.parse(gold.grades.policy["mapping"])
+    query, unit, source, _grade = annotator_unit_grades(
+        labels.take(labels.source >= 0), units, mapping
+    )
+    width = max(len(units.ids), 1)
+    if gold.sources is not None:
+        names = [gold.sources.source_of(name) for name in labels.annotators]
+        order = gold.sources.labels()
+    else:
+        found = source_labels(gold.gold_set.project, labels.annotators)
+        names = [found[name] for name in labels.annotators]
+        order = list(dict.fromkeys(names))
+    keys: dict[str, list[np.ndarray]] = {name: [] for name in order}
+    name_of_code = np.array(names, dtype=object)
+    for name in order:
+        codes = np.flatnonzero(name_of_code == name) if names else np.zeros(0, np.int64)
+        rows = np.isin(source, codes)
+        keys[name].append(query[rows] * width + unit[rows])
+    if gold.gold_set is not None or gold.sources.adjudicated:
+        a_query, a_unit, _a_grade = adjudicated_units(labels, units)
+        if a_query.size:
+            keys.setdefault("people", []).append(a_query * width + a_unit)
+    judged = {
+        name: np.unique(np.concatenate([np.zeros(0, np.int64), *parts]))
+        for name, parts in keys.items()
+    }
+    if gold.origin is not None:
+        cache.put(key, _Judged(judged, mark))
+    return judged
+
+
+def run_coverage(run, gold: Gold, k: int) -> Coverage:
+    """The run's coverage by source at cutoff ``k`` over the gold's queries."""
+    ranked = ranked_run(run, gold.units)
+    width = max(len(gold.units.ids), 1)
+    counts = np.diff(ranked.bounds)
+    rank = np.arange(ranked.item.size) - np.repeat(ranked.bounds[:-1], counts)
+    top = rank < k
+    row_query = ranked.row_query[top]
+    keys = row_query * width + ranked.item[top].astype(np.int64)
+    position, known = lookup(gold.query_pks, row_query)
+    n_queries = gold.query_pks.size
+    index = position[known]
+    n_top = np.bincount(index, minlength=n_queries).astype(float)
+
+    def share(hit: np.ndarray) -> np.ndarray:
+        count = np.bincount(index[hit[known]], minlength=n_queries).astype(float)
+        return np.divide(count, n_top, out=np.zeros(n_queries), where=n_top > 0)
+
+    per_query = {
+        name: share(np.isin(keys, judged)) for name, judged in judged_by_source(gold).items()
+    }
+    gold_keys = gold.grades.query * width + gold.grades.unit
+    judged_any = share(np.isin(keys, gold_keys))
+    per_query[UNJUDGED] = np.where(n_top > 0, 1.0 - judged_any, 1.0)
+    return Coverage(per_query)

@@ -1,0 +1,151 @@
+"""On a slice of the Cranfield demo with a judge that labelled the pool's holes: every
+default number stands on people + assessors only — dashboard, drill-down, API metrics and
+qrels download equal ``evaluate`` on the qrels of those labels — choosing ``judge:<slug>``
+changes them and says so, and the API and the pages agree for every measure and level."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from annotator.labels import Evidence, change_label
+from annotator.models import Chunk, Judgment
+from api.models import ApiToken
+from judges.engine import execute_job
+from judges.services import create_judge, plan_job, start_job
+from metrics.evaluation import MEASURE_CATALOGUE, measure_name
+from metrics.models import Run
+
+from .conftest import KEY, KEY_ENV, Sleeps
+from .fake_llm import MODEL, FakeLLM
+from .test_demo_holes import demo_slice, plan_job_pool  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.django_db
+MEASURES = [measure_name(m, 10) for m in MEASURE_CATALOGUE]
+
+
+@pytest.fixture
+def judged_demo(personas, demo_slice):  # noqa: F811
+    project, chunking = demo_slice
+    pool = plan_job_pool(project, chunking)
+    for query in project.queries.order_by("pk")[:2]:
+        for chunk in Chunk.objects.filter(pk__in=pool[query.pk][:3]):
+            change_label(
+                query=query,
+                annotator=personas["annotator"],
+                evidence=Evidence.for_chunk(chunk),
+                grade=2,
+            )
+    with FakeLLM(KEY) as server:
+        judge = create_judge(
+            project,
+            slug="fake",
+            name="Fake",
+            base_url=server.base_url,
+            model=MODEL,
+            api_key_env=KEY_ENV,
+            concurrency=2,
+            rpm=0,
+            budget=1000,
+        )
+        plan = plan_job(judge, scope="holes", level="chunk", chunking=chunking.name)
+        execute_job(start_job(plan, enqueue=False).pk, sleep=Sleeps())
+    assert Judgment.objects.filter(annotator=judge.current.annotator).exists()
+    token = ApiToken.create_for(personas["owner"], "ci")[1]
+    return project, chunking, token
+
+
+def download(client, name, **params):
+    response = client.get(reverse(name, args=["acme"]), params)
+    assert response.status_code == 200, response.content
+    return response
+
+
+def test_default_numbers_equal_evaluate_on_the_qrels_of_people_and_assessors(
+    judged_demo, login, tmp_path
+):
+
+    project, chunking, token = judged_demo
+    client = login(project.memberships.get(role="owner").user)
+    run = Run.objects.get(project=project)
+    api = Client()
+    for level in ("documents", chunking.name):
+        default_qrels = download(client, "metrics:qrels_file", level=level)
+        explicit = download(client, "metrics:qrels_file", level=level, sources="people,assessors")
+        judged = download(client, "metrics:qrels_file", level=level, sources="judge:fake")
+        assert default_qrels.content == explicit.content
+        assert json.loads(default_qrels["Assay-Policy"])["sources"] == ["people", "assessors"]
+        assert json.loads(judged["Assay-Policy"])["sources"] == ["judge:fake"]
+        assert judged.content != default_qrels.content
+        qrels = tmp_path / f"{level}.qrels"
+        qrels.write_bytes(default_qrels.content)
+        run_file = tmp_path / f"{level}.run"
+        run_url = reverse("metrics:run_file", args=["acme", run.pk])
+        run_file.write_bytes(client.get(run_url, {"level": level}).content)
+        out = io.StringIO()
+        call_command(
+            "evaluate", str(qrels), str(run_file), "-m", "nDCG@10", "-m", "P@5", "-m", "RR",
+            "--json", stdout=out,
+        )  # fmt: skip
+        expected = json.loads(out.getvalue())["mean"]
+        page = client.get(reverse("metrics:dashboard", args=["acme"]), {"level": level, "k": 10})
+        assert 'id="sources-line"' in page.content.decode()
+        row = next(r for r in page.context["rows"] if r["run"].pk == run.pk)
+        assert row["scores"].mean("nDCG@10") == pytest.approx(expected["nDCG@10"], abs=1e-12)
+        answer = api.get(
+            reverse("api:run_metrics", args=["acme", run.pk]),
+            {"level": level, "measure": ["nDCG@10", "P@5", "RR"]},
+            HTTP_AUTHORIZATION=f"Bearer {token}",
+        ).json()
+        assert answer["sources"] == ["people", "assessors"]
+        for name in ("nDCG@10", "P@5", "RR"):
+            assert answer["mean"][name] == pytest.approx(expected[name], abs=1e-12)
+        assert set(answer["coverage"]) == {"people", "assessors", "unjudged"}
+        assert answer["coverage"]["unjudged"] == pytest.approx(1 - answer["judged"])
+        # The judge's labels change the numbers, and the answer says so.
+        with_judge = api.get(
+            reverse("api:run_metrics", args=["acme", run.pk]),
+            {"level": level, "measure": ["nDCG@10"], "sources": "people,assessors,judge:fake"},
+            HTTP_AUTHORIZATION=f"Bearer {token}",
+        ).json()
+        assert with_judge["sources"] == ["people", "assessors", "judge:fake"]
+        assert with_judge["gold"]["sources"] == ["people", "assessors", "judge:fake"]
+        assert with_judge["judged"] > answer["judged"]
+        assert "judge:fake" in with_judge["coverage"]
+    # The drill-down of a query stands on the same sources.
+    query = project.queries.order_by("pk").first()
+    drill = client.get(
+        reverse("metrics:run_query", args=["acme", run.pk, query.qid]), {"level": chunking.name}
+    )
+    body = drill.content.decode()
+    assert 'data-sources="people,assessors"' in body and 'id="query-coverage"' in body
+
+
+@pytest.mark.parametrize("sources", ["", "judge:fake", "people,judges"])
+def test_api_and_pages_agree_on_every_measure_and_level(judged_demo, login, sources):
+    project, chunking, token = judged_demo
+    client = login(project.memberships.get(role="owner").user)
+    run = Run.objects.get(project=project)
+    for level in ("own", "documents", "pages", chunking.name):
+        params = {"level": level, "k": 10, "measure": MEASURE_CATALOGUE, "sources": sources}
+        page = client.get(reverse("metrics:dashboard", args=["acme"]), params)
+        assert page.status_code == 200
+        row = next(r for r in page.context["rows"] if r["run"].pk == run.pk)
+        answer = (
+            Client()
+            .get(
+                reverse("api:run_metrics", args=["acme", run.pk]),
+                params,
+                HTTP_AUTHORIZATION=f"Bearer {token}",
+            )
+            .json()
+        )
+        assert answer["sources"] == page.context["setting"].source_names
+        for name in MEASURES:
+            assert answer["mean"][name] == row["scores"].mean(name), (level, name)
+        assert answer["coverage"] == pytest.approx(row["coverage"])

@@ -76,3 +76,62 @@ def grade(query, annotator, document, start, end, value):
         evidence=Evidence.for_passage(document, start, end),
         grade=value,
     )
+
+
+def simple_line(qid, sentences):
+    """A simple-format line: ``sentences`` as (text, [citation dicts])."""
+    return {
+        "qid": qid,
+        "answer": " ".join(t for t, _c in sentences),
+        "sentences": [{"text": t, "citations": c} for t, c in sentences],
+    }
+
+
+@pytest.fixture
+def answer_run(answer_project, personas, tmp_path):
+    """Run "sys" answering q1 (two cited sentences, one uncited) and q2 (one cited), and
+    q1's nuggets: n1 (vital), n2 and n3 (okay)."""
+    from annotator.importing import run_import
+    from answers.models import AnswerRun
+    from nuggets.models import Nugget, NuggetEvidence
+
+    path = write_jsonl(
+        tmp_path / "sys.jsonl",
+        [
+            simple_line(
+                "q1",
+                [
+                    ("Wings make lift.", [{"doc_id": "a", "start": 0, "end": 16}]),
+                    (
+                        "Flaps raise lift.",
+                        [{"doc_id": "a", "start": 17, "end": 46}, {"doc_id": "b"}],
+                    ),
+                    ("Pilots like them.", []),
+                ],
+            ),
+            simple_line("q2", [("Drag slows it.", [{"doc_id": "b", "start": 21, "end": 45}])]),
+        ],
+    )
+    run_import("answers", answer_project["project"], path, options={"name": "sys"})
+    q1 = answer_project["queries"]["q1"]
+    nuggets = {}
+    for order, (key, text, importance, start, end) in enumerate(
+        (
+            ("n1", "Wings make lift", "vital", 0, 16),
+            ("n2", "Flaps raise lift", "okay", 17, 46),
+            ("n3", "Slats delay the stall", "okay", 47, len(DOC_A)),
+        )
+    ):
+        nugget = Nugget.objects.create(
+            query=q1, nugget_id=key, text=text, importance=importance, order=order
+        )
+        NuggetEvidence.objects.create(
+            nugget=nugget, document=answer_project["docs"]["a"], start=start, end=end
+        )
+        nuggets[key] = nugget
+    return {
+        **personas,
+        **answer_project,
+        "run": AnswerRun.objects.get(name="sys"),
+        "nuggets": nuggets,
+    }

@@ -172,3 +172,31 @@ def mean_defined(values: np.ndarray) -> tuple[float | None, int]:
     values = np.asarray(values, dtype=np.float64)
     kept = values[np.isfinite(values)]
     return (float(kept.mean()) if kept.size else None), int(kept.size)
+
+
+def combine_values(
+    n_targets: int,
+    target: np.ndarray,
+    value: np.ndarray,
+    adjudicated_target: np.ndarray | None = None,
+    adjudicated_value: np.ndarray | None = None,
+) -> np.ndarray:
+    """One value per target from its annotators' values: the lead's adjudicated value
+    where there is one, else the *low median* of the annotators' values (the lower of the
+    two middle ones: one annotator's value as it is, two annotators' the lower, so a
+    claim counts as supported only when the judges who saw it agree it is);
+    ``UNJUDGED`` for a target nobody judged."""
+    target = np.asarray(target, dtype=np.int64)
+    value = np.asarray(value, dtype=np.int64)
+    out = np.full(n_targets, UNJUDGED, dtype=np.int64)
+    if target.size:
+        order = np.lexsort((value, target))
+        target, value = target[order], value[order]
+        first = np.flatnonzero(np.r_[True, target[1:] != target[:-1]])
+        size = np.diff(np.r_[first, target.size])
+        out[target[first]] = value[first + (size - 1) // 2]
+    if adjudicated_target is not None and adjudicated_value is not None:
+        out[np.asarray(adjudicated_target, dtype=np.int64)] = np.asarray(
+            adjudicated_value, dtype=np.int64
+        )
+    return out

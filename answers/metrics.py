@@ -1,0 +1,262 @@
+"""Answer runs measured: the one path from answers, judgements and gold evidence to the
+numbers the dashboard, ``answer_metrics``, ``export_metrics`` and the API show.
+
+Judgements that count are people's (pseudo-annotators — imported assessor sets and judge
+versions — are left out), combined per target by ``numerics.answers.combine_values``
+(a lead's adjudication, else the low median). Citation validity needs no judgement: a
+citation is valid when the query's gold evidence — the live labels of
+``people,assessors``, mapped onto the cited span under the project's mapping policy and
+combined as for any unit — grades it at least the relevance threshold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotator.models import Membership
+from annotator.sources import resolve_sources
+from gold.units import Units, live_labels, unit_grades
+from nuggets.models import Nugget
+from numerics import answers as measures
+
+from .models import (
+    Answer,
+    AnswerAdjudication,
+    AnswerJudgment,
+    AnswerRun,
+    Aspect,
+    Citation,
+    Sentence,
+)
+
+MEASURES = measures.MEASURES
+
+
+def citation_validity(project, citations: list[tuple[int, int, int, int]]) -> np.ndarray:
+    """Whether each (query pk, document pk, start, end) citation reaches its query's gold
+    evidence: the consensus grade of the labels mapped onto the span (under the project's
+    mapping policy) is at least the project's relevance threshold."""
+    if not citations:
+        return np.zeros(0, dtype=bool)
+    table = np.array(citations, dtype=np.int64).reshape(-1, 4)
+    units = Units(
+        "citations",
+        np.array([str(i) for i in range(len(table))], dtype=object),
+        np.arange(len(table), dtype=np.int64),
+        table[:, 1].copy(),
+        table[:, 2].copy(),
+        table[:, 3].copy(),
+    )
+    labels = live_labels(
+        project,
+        sources=resolve_sources(project),
+        queries=sorted(set(table[:, 0].tolist())),
+    )
+    grades = unit_grades(labels, units, mapping=project.mapping_policy())
+    valid = np.zeros(len(table), dtype=bool)
+    mine = grades.query == table[grades.unit, 0]
+    relevant = mine & (grades.grade >= project.relevance_threshold)
+    valid[grades.unit[relevant]] = True
+    return valid
+
+
+def _people_values(run: AnswerRun, aspect: str, field: str | None, index: dict) -> np.ndarray:
+    """Each target's combined value (``UNJUDGED`` where nobody judged it)."""
+    pseudo = Membership.objects.filter(project=run.project_id, is_pseudo=True).values("user_id")
+    key = f"{field}_id" if field else "nugget_id"  # the answer grade: no target (None)
+    rows = (
+        AnswerJudgment.objects.filter(answer__run=run, aspect=aspect)
+        .exclude(annotator_id__in=pseudo)
+        .values_list("answer_id", key, "value")
+    )
+    target, value = [], []
+    for answer_pk, target_pk, v in rows:
+        position = index.get((answer_pk, target_pk))
+        if position is not None:
+            target.append(position)
+            value.append(v)
+    adjudicated = AnswerAdjudication.objects.filter(answer__run=run, aspect=aspect).values_list(
+        "answer_id", key, "value"
+    )
+    a_target, a_value = [], []
+    for answer_pk, target_pk, v in adjudicated:
+        position = index.get((answer_pk, target_pk))
+        if position is not None:
+            a_target.append(position)
+            a_value.append(v)
+    return measures.combine_values(len(index), target, value, a_target, a_value)
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """Each answer's measures (NaN where undefined), in the order of ``qids``."""
+
+    run: AnswerRun
+    answer_pks: list[int]
+    qids: list[str]
+    values: dict[str, np.ndarray]
+
+    def mean(self, name: str) -> tuple[float | None, int]:
+        return measures.mean_defined(self.values[name])
+
+    def summary(self) -> dict[str, dict]:
+        """``{measure: {"mean": float or None, "answers": n defined}}``."""
+        out = {}
+        for name in MEASURES:
+            mean, n = self.mean(name)
+            out[name] = {"mean": None if mean is None else round(mean, 6), "answers": n}
+        return out
+
+    def per_query(self) -> list[dict]:
+        rows = []
+        for i, qid in enumerate(self.qids):
+            row = {"qid": qid, "answer": self.answer_pks[i]}
+            for name in MEASURES:
+                value = float(self.values[name][i])
+                row[name] = round(value, 6) if np.isfinite(value) else None
+            rows.append(row)
+        return rows
+
+
+def run_scores(run: AnswerRun) -> RunScores:
+    """Every measure of every answer of the run."""
+    answers = list(
+        Answer.objects.filter(run=run)
+        .order_by("query__qid")
+        .values_list("pk", "query_id", "query__qid")
+    )
+    position = {pk: i for i, (pk, _q, _qid) in enumerate(answers)}
+    n = len(answers)
+    # Nuggets: one (answer, nugget) pair per nugget of the answer's query.
+    by_query: dict[int, list[tuple[int, bool]]] = {}
+    for pk, query_pk, importance in (
+        Nugget.objects.filter(query_id__in={q for _p, q, _ in answers})
+        .order_by("query_id", "order", "pk")
+        .values_list("pk", "query_id", "importance")
+    ):
+        by_query.setdefault(query_pk, []).append((pk, importance == "vital"))
+    pairs = [(a, nugget, vital) for a, q, _ in answers for nugget, vital in by_query.get(q, ())]
+    nugget_index = {(a, nugget): i for i, (a, nugget, _v) in enumerate(pairs)}
+    nugget_values = _people_values(run, Aspect.NUGGET, "nugget", nugget_index)
+    scores = measures.nugget_scores(
+        n,
+        np.array([position[a] for a, _n, _v in pairs], dtype=np.int64),
+        nugget_values,
+        np.array([v for _a, _n, v in pairs], dtype=bool),
+    )
+    # Sentences and citations.
+    sentences = list(
+        Sentence.objects.filter(answer__run=run)
+        .order_by("answer_id", "number")
+        .values_list("pk", "answer_id")
+    )
+    sentence_index = {(a, s): i for i, (s, a) in enumerate(sentences)}
+    sentence_position = {s: i for i, (s, _a) in enumerate(sentences)}
+    citations = list(
+        Citation.objects.filter(answer__run=run)
+        .order_by("sentence_id", "number")
+        .values_list(
+            "pk", "answer_id", "sentence_id", "answer__query_id", "document_id", "start", "end"
+        )
+    )
+    citation_index = {(a, c): i for i, (c, a, *_rest) in enumerate(citations)}
+    valid = citation_validity(run.project, [(q, d, s, e) for _c, _a, _s, q, d, s, e in citations])
+    scores.update(
+        measures.citation_measures(
+            measures.Citations(
+                n_answers=n,
+                sentence_answer=np.array([position[a] for _s, a in sentences], dtype=np.int64),
+                needs=_people_values(run, Aspect.NEEDS_CITATION, "sentence", sentence_index),
+                citation_sentence=np.array(
+                    [sentence_position[s] for _c, _a, s, *_r in citations], dtype=np.int64
+                ),
+                support=_people_values(run, Aspect.SUPPORT, "citation", citation_index),
+                valid=valid,
+            )
+        )
+    )
+    crag_index = {(a, None): i for i, (a, _q, _qid) in enumerate(answers)}
+    scores.update(measures.crag_measures(_people_values(run, Aspect.CRAG, None, crag_index)))
+    return RunScores(run, [a for a, _q, _qid in answers], [qid for _a, _q, qid in answers], scores)
+
+
+def _level(levels: tuple[str, ...], value: int) -> str | None:
+    return None if value == measures.UNJUDGED else levels[value]
+
+
+def answer_detail(answer: Answer) -> dict:
+    """One answer's drill-down: each nugget's status, each sentence with its citations'
+    support and validity (or, uncited, whether it needs one), the CRAG grade and the
+    answer's measures — the values the run's measures stand on."""
+    run = answer.run
+    nuggets = list(answer.query.nuggets.order_by("order", "pk"))
+    nugget_values = _people_values(
+        run, Aspect.NUGGET, "nugget", {(answer.pk, n.pk): i for i, n in enumerate(nuggets)}
+    )
+    sentences = list(answer.sentences.order_by("number").prefetch_related("citations__document"))
+    citations = [c for s in sentences for c in s.citations.all()]
+    support = _people_values(
+        run, Aspect.SUPPORT, "citation", {(answer.pk, c.pk): i for i, c in enumerate(citations)}
+    )
+    needs = _people_values(
+        run,
+        Aspect.NEEDS_CITATION,
+        "sentence",
+        {(answer.pk, s.pk): i for i, s in enumerate(sentences)},
+    )
+    valid = citation_validity(
+        run.project, [(answer.query_id, c.document_id, c.start, c.end) for c in citations]
+    )
+    crag = _people_values(run, Aspect.CRAG, None, {(answer.pk, None): 0})[0]
+    at = 0
+    rows = []
+    for i, sentence in enumerate(sentences):
+        cited = []
+        for citation in sentence.citations.all():
+            cited.append(
+                {
+                    "number": citation.number,
+                    "doc_id": citation.document.doc_id,
+                    "start": citation.start,
+                    "end": citation.end,
+                    "text": citation.document.text[citation.start : citation.end],
+                    "support": _level(measures.SUPPORT_LEVELS, int(support[at])),
+                    "valid": bool(valid[at]),
+                }
+            )
+            at += 1
+        rows.append(
+            {
+                "number": sentence.number,
+                "text": sentence.text,
+                "citations": cited,
+                "needs_citation": None if cited else _level(measures.NEEDS_LEVELS, int(needs[i])),
+            }
+        )
+    scores = run_scores_of_answer(run, answer.pk)
+    return {
+        "qid": answer.query.qid,
+        "query": answer.query.text,
+        "nuggets": [
+            {
+                "id": n.nugget_id,
+                "text": n.text,
+                "importance": n.importance,
+                "status": _level(measures.NUGGET_LEVELS, int(v)),
+            }
+            for n, v in zip(nuggets, nugget_values.tolist(), strict=True)
+        ],
+        "sentences": rows,
+        "crag": _level(measures.CRAG_LEVELS, int(crag)),
+        "measures": scores,
+    }
+
+
+def run_scores_of_answer(run: AnswerRun, answer_pk: int) -> dict:
+    """The measures of one answer (from the run's scores, so they are the same numbers)."""
+    for row in run_scores(run).per_query():
+        if row["answer"] == answer_pk:
+            return {name: row[name] for name in MEASURES}
+    return {}

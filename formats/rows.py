@@ -26,6 +26,8 @@ TREC_COLUMNS = {
     "qrels": ("qid", "iteration", "docid", "grade"),
     "tsv_run": ("qid", "docid", "score"),
     "tsv_qrels": ("qid", "docid", "grade"),
+    "qrels_jg": ("qid", "group", "docid", "grade"),
+    "prefs": ("qid", "group", "subgroup", "docid", "preference"),
 }
 TREC_KEPT = {
     "trec": ("qid", "docid", "rank", "score"),

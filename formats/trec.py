@@ -47,7 +47,7 @@ _BLANKS = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
 # TSV file may open with a header line (BEIR's ``query-id corpus-id score``).
 _KEPT = {"trec": (0, 2, 4), "qrels": (0, 2, 3), "tsv_run": (0, 1, 2), "tsv_qrels": (0, 1, 2)}
 _VALUE = {"trec": "float", "qrels": "int", "tsv_run": "float", "tsv_qrels": "int"}
-EXACT = ("qrels", "tsv_qrels")
+EXACT = ("qrels", "tsv_qrels", "qrels_jg", "prefs")
 
 
 @dataclass(frozen=True)
@@ -233,6 +233,33 @@ def _checked(block: Block, fmt: str, errors: LineErrors) -> Parsed | None:
         line[ok],
         tag,
     )
+
+
+def read_table(
+    source: Path | str, fmt: str, *, max_bytes: int | None = None
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Every column of a small TREC-style file of a fixed layout — trec_eval's
+    ``qrels_jg`` (``qid group docid grade``) or ``prefs`` (``qid group subgroup docid
+    preference``) — as bytes arrays, and each row's line number; through the checked
+    way above (``checked_columns``), comments and blank lines skipped. A line with the
+    wrong number of fields, or not UTF-8, raises ``FileRejected`` naming it."""
+    errors = LineErrors()
+    parts, lines = [], []
+    for block in blocks(source, max_bytes=max_bytes):
+        try:
+            block.text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise not_utf8(block.offset + error.start) from None
+        columns, line = checked_columns(block.text, fmt, errors)
+        parts.append(columns)
+        lines.append(line + block.lines_before)
+    errors.raise_if_any()
+    width = len(TREC_COLUMNS[fmt])
+    columns = [
+        np.concatenate([p[c] for p in parts]) if parts else np.zeros(0, dtype="S1")
+        for c in range(width)
+    ]
+    return columns, np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64)
 
 
 def tokens_per_line(data: bytes) -> np.ndarray:

@@ -8,12 +8,21 @@ from pathlib import Path
 
 import numpy as np
 
-from formats import FileRejected, Judged, encode, read_qrels, read_run
+from formats import FileRejected, Judged, LineErrors, encode, factorize, read_qrels, read_run
 from formats.arrays import RUN_LAYOUTS, run_format
 from formats.columnar import RunFrame, read_trec_run
-from formats.errors import define, gettext_noop
+from formats.errors import LINE, define, gettext_noop
+from formats.records import NO_LABELS
+from formats.trec import numbers, read_table
 from numerics.measures.ranking import JudgedRows, judged_rows, judged_rows_of_run
-from numerics.measures.trec_eval import Column, report_lines, restricted, summarise, values
+from numerics.measures.trec_eval import (
+    Column,
+    report_lines,
+    restricted,
+    summarise,
+    values,
+    zscored,
+)
 
 NO_COMMON_QUERY = define(
     "evaluate.no_common_query",
@@ -21,6 +30,15 @@ NO_COMMON_QUERY = define(
         "no query of the run is in the qrels (trec_eval: no queries with both results and "
         "relevance info)"
     ),
+)
+
+RUN_FOR_GROUPS = define(
+    "trec_eval.run_for_groups",
+    gettext_noop("with judgment groups (-R qrels_jg) the run must be a TREC or TSV run file"),
+)
+ZSCORE_LINE = define(
+    "trec_eval.zscore_line",
+    gettext_noop("expected 'query measure mean stddev' (two numbers last), found %(found)s"),
 )
 
 
@@ -64,6 +82,30 @@ def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
     return JudgedRun(encoded.qids, encoded.in_run, rows, ranked.tag)
 
 
+def read_zscores(path: str | Path) -> dict[str, dict[str, tuple[float, float]]]:
+    """trec_eval's ``-Z`` file: lines ``qid measure mean stddev`` (blank lines skipped)
+    as qid → measure → (mean, stddev); a line otherwise raises ``FileRejected`` naming
+    every bad line."""
+    table: dict[str, dict[str, tuple[float, float]]] = {}
+    problems = []
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            fields = raw.split()
+            if not fields:
+                continue
+            try:
+                if len(fields) != 4:
+                    raise ValueError
+                qid, measure = fields[0].decode(), fields[1].decode()
+                table.setdefault(qid, {})[measure] = (float(fields[2]), float(fields[3]))
+            except ValueError:
+                found = " ".join(f.decode(errors="replace") for f in fields)[:80]
+                problems.append(LINE(line=number, problem=ZSCORE_LINE(found=found)))
+    if problems:
+        raise FileRejected(problems, source=Path(path).name)
+    return table
+
+
 def trec_eval_lines(
     judged: JudgedRun,
     columns: list[Column],
@@ -74,16 +116,22 @@ def trec_eval_lines(
     summary: bool = True,
     max_per_topic: int | None = None,
     judged_only: bool = False,
+    collection: int = 0,
+    zscores: dict | None = None,
 ) -> list[str]:
     """trec_eval's output for ``columns``: averaged over the queries of the run that the
     qrels judge, or over every qrels query with ``complete`` (``-c``); ``-M`` and ``-J``
-    as ``restricted`` says. With ``-c``, trec_eval's ``num_rel`` summary counts every
-    judgment above grade 0 whatever the level (``m_num_rel.c``); so does this."""
+    as ``restricted`` says; ``collection`` is ``-N``; ``zscores`` (``read_zscores``)
+    turns every value into a z-score (``-Z``). With ``-c``, trec_eval's ``num_rel``
+    summary counts every judgment above grade 0 whatever the level (``m_num_rel.c``);
+    so does this."""
     kept = np.ones(len(judged.qids), dtype=bool) if complete else judged.in_run
     rows = restricted(judged.rows, max_per_topic=max_per_topic, judged_only=judged_only)
-    per_query = values(rows, columns, level)
+    per_query = values(rows, columns, level, collection=collection, answered=judged.in_run)
     overrides = {}
-    if complete:
+    if zscores is not None:
+        per_query = zscored(columns, per_query, judged.qids, zscores)
+    elif complete:
         overrides["num_rel"] = float(np.count_nonzero(judged.rows.qrel_grade > 0))
     return list(
         report_lines(
@@ -95,6 +143,7 @@ def trec_eval_lines(
             queries=queries,
             summary=summary,
             overrides=overrides,
+            zscore=zscores is not None,
         )
     )
 
@@ -126,6 +175,94 @@ def evaluate_judged(
             for i in np.flatnonzero(kept).tolist()
         },
     }
+
+
+@dataclass(frozen=True)
+class GroupedRun:
+    """A run judged by several judgment groups (trec_eval's ``qrels_jg``): one
+    ``JudgedRun`` per group (its own queries), and over every query of any group
+    (``qids``, byte order) which the run answers."""
+
+    qids: list[str]
+    in_run: np.ndarray
+    groups: list[JudgedRun]
+    runid: str
+
+
+def judge_group_files(qrels_path: str | Path, run_path: str | Path) -> GroupedRun:
+    """A ``qrels_jg`` file (``qid group docid grade``: each group judges on its own)
+    and a run: the run joined with each group's judgments."""
+    (qid, group, item, grade_text), line = read_table(qrels_path, "qrels_jg")
+    errors = LineErrors()
+    grade, _ = numbers(grade_text, line, "int", "grade", errors)
+    errors.raise_if_any(source=Path(qrels_path).name)
+    if not line.size:
+        raise FileRejected([NO_LABELS()], source=Path(qrels_path).name)
+    fmt = run_format(run_path)
+    if fmt in RUN_LAYOUTS:
+        frame = read_trec_run(run_path, RUN_LAYOUTS[fmt])
+    else:
+        raise FileRejected([RUN_FOR_GROUPS()], source=Path(run_path).name)
+    all_qids, _ = factorize(qid)
+    in_run = np.zeros(all_qids.size, dtype=bool)
+    judged_groups = []
+    for name in np.unique(group).tolist():
+        mine = group == name
+        qids, query = factorize(qid[mine])
+        items, item_code = factorize(item[mine])
+        judged = Judged(qids, items, query, item_code, grade[mine], line[mine])
+        try:
+            joined = judge_frame(judged, frame, run_path)
+        except FileRejected:
+            continue  # no query of this group in the run
+        judged_groups.append(joined)
+        in_run[np.searchsorted(all_qids, qids[joined.in_run])] = True
+    if not in_run.any():
+        raise _no_common_query(run_path)
+    names = [q.decode() for q in all_qids]
+    return GroupedRun(names, in_run, judged_groups, frame.tag)
+
+
+def group_lines(
+    grouped: GroupedRun,
+    columns: list[Column],
+    *,
+    level: int = 1,
+    complete: bool = False,
+    queries: bool = False,
+    summary: bool = True,
+    max_per_topic: int | None = None,
+    judged_only: bool = False,
+) -> list[str]:
+    """trec_eval's output with ``-R qrels_jg``: each measure computed against every
+    judgment group of a query, then averaged over those groups (``m_map_avgjg.c``,
+    ``m_P_avgjg.c``, ``m_Rprec_mult_avgjg.c``); then over queries as ``trec_eval_lines``
+    does."""
+    index = {q: i for i, q in enumerate(grouped.qids)}
+    totals = {c.name: np.zeros(len(grouped.qids)) for c in columns if c.summary != "runid"}
+    count = np.zeros(len(grouped.qids))
+    for joined in grouped.groups:
+        rows = restricted(joined.rows, max_per_topic=max_per_topic, judged_only=judged_only)
+        at = np.array([index[q] for q in joined.qids], dtype=np.int64)
+        count[at] += 1
+        for name, value in values(rows, columns, level, answered=joined.in_run).items():
+            totals[name][at] += value
+    per_query = {
+        name: np.where(count > 1, total / np.maximum(count, 1), total)
+        for name, total in totals.items()
+    }
+    kept = np.ones(len(grouped.qids), dtype=bool) if complete else grouped.in_run
+    return list(
+        report_lines(
+            columns,
+            per_query,
+            grouped.qids,
+            kept,
+            runid=grouped.runid,
+            queries=queries,
+            summary=summary,
+        )
+    )
 
 
 def _no_common_query(run_path: str | Path) -> FileRejected:

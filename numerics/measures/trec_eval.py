@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from . import ranked_lists as lists
 from .names import FAMILIES, Measure, parse_measure
 from .ranking import JudgedRows, cumsum_within
 
@@ -29,8 +30,10 @@ COUNT_FAMILIES = ("NumQ", "NumRel", "NumRet", "NumRelRet", "NumNonRelJudgedRet")
 
 @dataclass(frozen=True)
 class Column:
-    """One printed measure. ``summary``: ``mean``, ``sum`` (counts), ``gmean`` (gm_map) or
-    ``runid``; ``special``: ``Rprec_mult`` or ``11pt_avg`` (computed here, ``levels``)."""
+    """One printed measure. ``summary``: ``mean``, ``sum`` (counts), ``gmean`` (gm_map,
+    gm_bpref), ``runid`` or ``none`` (relstring: per query only); ``special`` names the
+    measure computed here (``Rprec_mult``, ``11pt_avg``, ``utility``, ``G`` …) with its
+    numbers in ``levels`` and its ``grade=gain`` / ``p=`` pairs in ``pairs``."""
 
     name: str
     measure: Measure | None
@@ -39,10 +42,11 @@ class Column:
     integer: bool = False
     special: str = ""
     levels: tuple[float, ...] = ()
+    pairs: tuple[tuple[str, float], ...] = ()
 
 
-# trec_eval's measures that Assay computes, in the order trec_eval prints them, with the
-# kind of parameters each takes and their defaults.
+# trec_eval's measures that Assay computes, in the order trec_eval prints them
+# (measures.c), with the kind of parameters each takes and their defaults.
 MEASURES: dict[str, tuple[str, tuple]] = {
     "runid": ("none", ()),
     "num_q": ("none", ()),
@@ -56,26 +60,52 @@ MEASURES: dict[str, tuple[str, tuple]] = {
     "recip_rank": ("none", ()),
     "iprec_at_recall": ("levels", LEVELS),
     "P": ("cutoffs", CUTOFFS),
+    "relstring": ("numbers", (10.0,)),
     "recall": ("cutoffs", CUTOFFS),
     "infAP": ("none", ()),
+    "gm_bpref": ("none", ()),
     "Rprec_mult": ("levels", MULTIPLES),
+    "utility": ("numbers", (1.0, -1.0, 0.0, 0.0)),
     "11pt_avg": ("numbers", LEVELS),
-    "ndcg": ("none", ()),
+    "binG": ("none", ()),
+    "G": ("pairs", ()),
+    "ndcg": ("pairs", ()),
+    "ndcg_rel": ("pairs", ()),
+    "Rndcg": ("pairs", ()),
     "ndcg_cut": ("cutoffs", CUTOFFS),
     "map_cut": ("cutoffs", CUTOFFS),
+    "relative_P": ("cutoffs", CUTOFFS),
     "success": ("cutoffs", (1, 5, 10)),
     "set_P": ("none", ()),
+    "set_relative_P": ("none", ()),
     "set_recall": ("none", ()),
     "set_map": ("none", ()),
     "set_F": ("numbers", (1.0,)),
     "num_nonrel_judged_ret": ("none", ()),
+    "map_avgjg": ("none", ()),
+    "P_avgjg": ("cutoffs", CUTOFFS),
+    "Rprec_mult_avgjg": ("levels", MULTIPLES),
+    "rbp": ("pairs", ()),
+    "rbp_resid": ("pairs", ()),
+    "unj": ("cutoffs", (5, 10, 20)),
 }
 OFFICIAL = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"
 ).split()
-# trec_eval's all_trec, less what Assay does not compute (relstring, unj, rbp, rbp_resid,
-# gm_bpref, utility, relative_P, ndcg_rel, Rndcg, binG, G, set_relative_P).
-NICKNAMES = {"official": tuple(OFFICIAL), "all_trec": tuple(MEASURES)}
+SET = (
+    "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P set_map set_F"
+).split()
+# Averaged over judgment groups: trec_eval computes them with ``-R qrels_jg`` only.
+GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+# trec_eval's nicknames (measures.c): all_trec is every measure above but the group ones.
+NICKNAMES = {
+    "official": tuple(OFFICIAL),
+    "set": tuple(SET),
+    "all_trec": tuple(m for m in MEASURES if m not in GROUP_MEASURES),
+    "qrels_jg": ("runid", "num_q", *GROUP_MEASURES),
+}
+# Measures with a value per query that is not a number, or only for trec_eval's layout.
+TEXT_ONLY = ("relstring",)
 # A registry family per plain trec_eval measure: (family, summary, printed per query).
 _PLAIN = {
     "num_q": ("NumQ", "sum", False),
@@ -86,9 +116,9 @@ _PLAIN = {
     "gm_map": ("AP", "gmean", False),
     "Rprec": ("Rprec", "mean", True),
     "bpref": ("Bpref", "mean", True),
+    "gm_bpref": ("Bpref", "gmean", False),
     "recip_rank": ("RR", "mean", True),
     "infAP": ("infAP", "mean", True),
-    "ndcg": ("nDCG", "mean", True),
     "set_P": ("SetP", "mean", True),
     "set_recall": ("SetR", "mean", True),
     "set_map": ("SetAP", "mean", True),
@@ -96,7 +126,9 @@ _PLAIN = {
 }
 _AT_K = {"P": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Success"}
 _PRINTED = re.compile(
-    r"^(?P<name>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|Rprec_mult)_(?P<p>\d*\.?\d+)$"
+    r"^(?P<name>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|Rprec_mult|relative_P|unj"
+    r"|P_avgjg|Rprec_mult_avgjg)"
+    r"_(?P<p>\d*\.?\d+)$"
 )
 
 
@@ -110,6 +142,8 @@ def _parameters(name: str, raw: str | None) -> tuple:
         return default
     if kind == "none":
         raise ValueError(f"trec_eval measure {name!r} takes no parameters")
+    if kind == "pairs":
+        return _pairs(name, raw)
     try:
         values = [_whole(p) if kind == "cutoffs" else float(p) for p in raw.split(",")]
     except ValueError:
@@ -124,6 +158,22 @@ def _parameters(name: str, raw: str | None) -> tuple:
     return tuple(values)
 
 
+def _pairs(name: str, raw: str) -> tuple[tuple[str, float], ...]:
+    """``name=value`` pairs, comma separated (``ndcg.1=3,2=9``, ``rbp.p=0.8``)."""
+    pairs = []
+    for part in raw.split(","):
+        key, equals, value = part.partition("=")
+        try:
+            if not (key and equals):
+                raise ValueError(part)
+            pairs.append((key, float(value)))
+        except ValueError:
+            raise ValueError(
+                f"cannot read the parameters {raw!r} of {name!r}; write level=gain pairs"
+            ) from None
+    return tuple(pairs)
+
+
 def _whole(text: str) -> int:
     """A cutoff as C's ``atol`` reads it: the leading whole number (``23.4`` → 23)."""
     match = re.match(r"\s*[+-]?\d+", text)
@@ -135,6 +185,7 @@ def _whole(text: str) -> int:
 def _columns(name: str, raw: str | None) -> list[Column]:
     """The printed lines of trec_eval measure ``name`` with parameters ``raw`` (or None)."""
     params = _parameters(name, raw)
+    printed = name if raw is None else f"{name}_{raw}"
     if name == "runid":
         return [Column("runid", None, "runid", per_query=False)]
     if name in _PLAIN:
@@ -143,14 +194,29 @@ def _columns(name: str, raw: str | None) -> list[Column]:
         return [Column(name, Measure(name, family), summary, per_query, integer)]
     if name in _AT_K:
         return [Column(f"{name}_{k}", Measure(f"{name}_{k}", _AT_K[name], k)) for k in params]
+    if name == "map_avgjg":
+        return [Column(name, Measure(name, "AP"))]
+    if name == "P_avgjg":
+        return [Column(f"{name}_{k}", Measure(f"{name}_{k}", "P", k)) for k in params]
+    if name == "Rprec_mult_avgjg":
+        return [Column(f"{name}_{x:3.2f}", None, special="Rprec_mult", levels=(x,)) for x in params]
+    if name in ("relative_P", "unj"):
+        return [Column(f"{name}_{k}", None, special=name, levels=(k,)) for k in params]
     if name == "iprec_at_recall":
         return [Column(f"{name}_{x:3.2f}", Measure(f"{name}_{x:3.2f}", "IPrec", x)) for x in params]
     if name == "Rprec_mult":
         return [Column(f"{name}_{x:3.2f}", None, special=name, levels=(x,)) for x in params]
-    printed = name if raw is None else f"{name}_{raw}"
     if name == "set_F":
         return [Column(printed, Measure(printed, "SetF", beta=params[0]))]
-    return [Column(printed, None, special=name, levels=params)]  # 11pt_avg
+    if name == "ndcg" and raw is None:
+        return [Column(name, Measure(name, "nDCG"))]
+    if name == "relstring":
+        return [Column(printed, None, "none", special=name, levels=params[:1])]
+    if name == "utility" and len(params) != 4:
+        raise ValueError("utility takes four weights, e.g. utility.1,-1,0,0")
+    if MEASURES[name][0] == "pairs":
+        return [Column(printed, None, special=name, pairs=params)]
+    return [Column(printed, None, special=name, levels=params)]  # 11pt_avg, utility, …
 
 
 def trec_columns(specs: list[str]) -> list[Column]:
@@ -200,6 +266,11 @@ def expand_measures(name: str) -> list[str]:
     ``P_10``). A summary-only measure (``gm_map``, ``num_q``, ``runid``) raises
     ``ValueError``: there is no per-query value to show or test."""
     columns = columns_for(name)
+    text = [c.name for c in columns if c.special in TEXT_ONLY]
+    if text:
+        raise ValueError(
+            f"{', '.join(text)}: text, not a number; only manage.py trec_eval prints it"
+        )
     summary = [c.name for c in columns if not c.per_query or c.summary in ("runid", "gmean")]
     if summary:
         raise ValueError(
@@ -269,18 +340,60 @@ def restricted(
     )
 
 
-def values(rows: JudgedRows, columns: list[Column], rel: int) -> dict[str, np.ndarray]:
-    """Per-query values of every column with values (not ``runid``), keyed by name."""
+def values(
+    rows: JudgedRows,
+    columns: list[Column],
+    rel: int,
+    *,
+    collection: int = 0,
+    answered: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Per-query values of every column with values (not ``runid``), keyed by name.
+    ``collection`` is trec_eval's ``-N`` (``utility``); ``answered`` marks the queries the
+    run answers (default: those with results): trec_eval's ``utility`` is 0 for the
+    others. ``relstring``'s values are strings."""
     out: dict[str, np.ndarray] = {}
     for column in columns:
         m = column.measure
         if m is not None:
             out[column.name] = FAMILIES[m.family].compute(rows, m, rel if m.rel is None else m.rel)
-        elif column.special == "Rprec_mult":
-            out[column.name] = _rprec_mult(rows, column.levels[0], rel)
-        elif column.special == "11pt_avg":
-            out[column.name] = _eleven_point(rows, column.levels, rel)
+        elif column.special:
+            out[column.name] = _special(rows, column, rel, collection)
+            if column.special == "utility":
+                answered = rows.n_ret > 0 if answered is None else answered
+                out[column.name] = np.where(answered, out[column.name], 0.0)
     return out
+
+
+def _special(rows: JudgedRows, column: Column, rel: int, collection: int):
+    """The value of a column computed here rather than by a registry family."""
+    special, levels, pairs = column.special, column.levels, column.pairs
+    if special == "Rprec_mult":
+        return _rprec_mult(rows, levels[0], rel)
+    if special == "11pt_avg":
+        return _eleven_point(rows, levels, rel)
+    if special == "relative_P":
+        return lists.relative_p(rows, int(levels[0]), rel)
+    if special == "unj":
+        return lists.unjudged(rows, int(levels[0]))
+    if special == "utility":
+        return lists.utility(rows, levels, rel, collection)
+    if special == "relstring":
+        return np.array(lists.relstring(rows, int(levels[0])), dtype=object)
+    if special == "binG":
+        return lists.bin_g(rows, rel)
+    if special == "set_relative_P":
+        return lists.set_relative_p(rows, rel)
+    if special == "Rndcg":
+        return lists.rndcg(rows, pairs, rel)
+    by_pairs = {
+        "G": lists.g_measure,
+        "ndcg": lists.ndcg_gains,
+        "ndcg_rel": lists.ndcg_rel,
+        "rbp": lists.rbp,
+        "rbp_resid": lists.rbp_resid,
+    }
+    return by_pairs[special](rows, pairs)
 
 
 def _rprec_mult(rows: JudgedRows, multiple: float, rel: int) -> np.ndarray:
@@ -301,16 +414,57 @@ def _eleven_point(rows: JudgedRows, levels: tuple[float, ...], rel: int) -> np.n
     return total / len(levels)
 
 
-def summarise(column: Column, per_query: np.ndarray | None, kept: np.ndarray):
+MISSING_ZSCORE = -1000000.0  # trec_eval.h's MISSING_ZSCORE_VALUE
+
+
+def zscored(
+    columns: list[Column],
+    per_query: dict[str, np.ndarray],
+    qids: list[str],
+    table: dict[str, dict[str, tuple[float, float]]],
+) -> dict[str, np.ndarray]:
+    """trec_eval's ``-Z`` (``convert_zscores.c``): every per-query value v of a measure
+    becomes (v − mean) / stddev with the query's mean and stddev for that measure from
+    ``table`` (qid → printed name → (mean, stddev)); 0 when stddev is 0 and v is the
+    mean; −1,000,000 when the query, the measure or a usable stddev is missing. A
+    geometric-mean measure's value is its log (floored at 10⁻⁵) first; ``num_q`` and
+    ``relstring`` are left as they are."""
+    out = dict(per_query)
+    for column in columns:
+        if column.name not in per_query or column.special in TEXT_ONLY:
+            continue
+        if column.measure is not None and column.measure.family == "NumQ":
+            continue
+        raw = per_query[column.name].astype(float)
+        if column.summary == "gmean":
+            raw = np.log(np.maximum(raw, MIN_GEO_MEAN))
+        z = np.full(raw.size, MISSING_ZSCORE)
+        for index, qid in enumerate(qids):
+            found = table.get(qid, {}).get(column.name)
+            if found is None:
+                continue
+            mean, stddev = found
+            if stddev:
+                z[index] = (raw[index] - mean) / stddev
+            elif raw[index] == mean:
+                z[index] = 0.0
+        out[column.name] = z
+    return out
+
+
+def summarise(column: Column, per_query: np.ndarray | None, kept: np.ndarray, *, logs=False):
     """The ``all`` value of a column over the kept queries (a boolean mask), summed in
-    query order as trec_eval accumulates."""
-    if column.summary == "runid" or per_query is None:
+    query order as trec_eval accumulates; ``logs``: a geometric mean's values are
+    already logs (``-Z``)."""
+    if column.summary in ("runid", "none") or per_query is None:
         return None
     chosen = per_query[kept]
     n = chosen.size
     if column.summary == "gmean":
-        logs = np.array([math.log(max(v, MIN_GEO_MEAN)) for v in chosen.tolist()])
-        return math.exp(_sequential_sum(logs) / n) if n else 0.0
+        if logs:
+            return math.exp(_sequential_sum(chosen) / n) if n else 0.0
+        logs_ = np.array([math.log(max(v, MIN_GEO_MEAN)) for v in chosen.tolist()])
+        return math.exp(_sequential_sum(logs_) / n) if n else 0.0
     total = _sequential_sum(chosen)
     return total if column.summary == "sum" else (total / n if n else 0.0)
 
@@ -320,15 +474,17 @@ def _sequential_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if values.size else 0.0
 
 
-def formatted(column: Column, value) -> str:
-    if column.integer:
+def formatted(column: Column, value, *, zscore: bool = False) -> str:
+    if column.special == "relstring":
+        return f"'{value}'"
+    if column.integer and not zscore:
         return str(int(value))
     return f"{value:.4f}"
 
 
-def line(name: str, qid: str, text: str) -> str:
-    """trec_eval's layout: ``%-22s\\t%s\\t%s``."""
-    return f"{name:<22}\t{qid}\t{text}"
+def line(name: str, qid: str, text: str, *, zscore: bool = False) -> str:
+    """trec_eval's layout: ``%-22s\\t%s\\t%s`` (``Z%-22s…`` for z-scores)."""
+    return f"{'Z' if zscore else ''}{name:<22}\t{qid}\t{text}"
 
 
 def report_lines(
@@ -341,24 +497,31 @@ def report_lines(
     queries: bool = False,
     summary: bool = True,
     overrides: dict | None = None,
+    zscore: bool = False,
 ):
     """trec_eval's output lines: with ``queries`` (``-q``) every kept query's values in
     query order, then (unless ``summary`` is off, ``-n``) the ``all`` lines, whose values
-    ``overrides`` may set by name."""
+    ``overrides`` may set by name. ``zscore``: the values are z-scores (``zscored``),
+    printed as trec_eval's ``-Z`` prints them."""
     overrides = overrides or {}
     if queries:
         for index in np.flatnonzero(kept).tolist():
             for column in columns:
                 if column.per_query:
                     value = per_query[column.name][index]
-                    yield line(column.name, qids[index], formatted(column, value))
+                    z = zscore and column.special not in TEXT_ONLY
+                    text = formatted(column, value, zscore=z)
+                    yield line(column.name, qids[index], text, zscore=z)
     if not summary:
         return
     for column in columns:
+        if column.summary == "none":
+            continue
         if column.summary == "runid":
             yield line("runid", "all", runid)
         else:
             value = overrides.get(column.name)
             if value is None:
-                value = summarise(column, per_query.get(column.name), kept)
-            yield line(column.name, "all", formatted(column, value))
+                value = summarise(column, per_query.get(column.name), kept, logs=zscore)
+            text = formatted(column, value, zscore=zscore)
+            yield line(column.name, "all", text, zscore=zscore)

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from numerics.measures.ranking import judged_rows
 from numerics.measures.trec_eval import (
     columns_for,
+    expand_measures,
+    measure_column,
     report_lines,
     summarise,
     trec_columns,
@@ -126,5 +128,54 @@ def test_layout_order_and_names():
         "set_F_0.5",
     ]
     assert [c.name for c in trec_columns(["P.5", "P.10"])] == ["P_5"]  # the first wins
-    with pytest.raises(ValueError, match="supported: runid, num_q"):
-        trec_columns(["relstring"])
+    with pytest.raises(ValueError, match="unsupported trec_eval measure 'yaap'; supported: runid"):
+        trec_columns(["yaap"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(collections(), st.integers(1, 3))
+def test_ndcg_with_its_gains_given_as_the_grades_is_ndcg(rows, rel):
+    plain, given_gains = trec_columns(["ndcg"])[0], trec_columns(["ndcg.1=1,2=2"])[0]
+    assert given_gains.name == "ndcg_1=1,2=2"
+    ours = values(rows, [plain, given_gains], rel)
+    assert np.allclose(ours["ndcg"], ours["ndcg_1=1,2=2"], rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(collections(), st.integers(1, 3))
+def test_ranked_list_measures_by_their_definitions(rows, rel):
+    columns = trec_columns(["relative_P.1,3", "unj.2", "set_relative_P", "binG", "utility"])
+    ours = values(rows, columns, rel)
+    start = np.r_[0, np.cumsum(rows.n_ret)]
+    for q in range(rows.n_queries):
+        ranked = np.full(int(rows.n_ret[q]), -1)
+        mine = rows.query == q
+        ranked[rows.rank[mine] - 1] = np.where(rows.grade[mine] < 0, -2, rows.grade[mine])
+        assert ranked.size == start[q + 1] - start[q]
+        big_r = int(np.count_nonzero((rows.qrel_query == q) & (rows.qrel_grade >= rel)))
+        relevant = ranked >= rel
+        for k in (1, 3):
+            expected = relevant[:k].sum() / min(k, big_r) if big_r else 0.0
+            assert ours[f"relative_P_{k}"][q] == pytest.approx(expected)
+        assert ours["unj_2"][q] == pytest.approx((ranked[:2] < 0).sum() / 2)
+        expected = relevant.sum() / min(ranked.size, big_r) if big_r and ranked.size else 0.0
+        assert ours["set_relative_P"][q] == pytest.approx(expected)
+        above = np.cumsum(~relevant) - ~relevant  # not relevant, above each result
+        expected = (1 / np.log2(2 + above[relevant])).sum() / big_r if big_r else 0.0
+        assert ours["binG"][q] == pytest.approx(expected)
+        hits = int(relevant.sum())
+        expected = hits - (ranked.size - hits) if ranked.size else 0.0
+        assert ours["utility"][q] == pytest.approx(expected)
+
+
+def test_new_trec_eval_names_are_one_vocabulary():
+    for name in ("binG", "G", "utility", "rbp", "rbp_resid", "ndcg_rel", "Rndcg"):
+        assert expand_measures(name) == [name]
+    assert expand_measures("relative_P.5,10") == ["relative_P_5", "relative_P_10"]
+    assert measure_column("unj_10").levels == (10,)
+    assert measure_column("ndcg.1=3,2=9").pairs == (("1", 3.0), ("2", 9.0))
+    assert expand_measures("P_avgjg_5") == ["P_avgjg_5"]
+    with pytest.raises(ValueError, match=r"only manage\.py trec_eval prints it"):
+        expand_measures("relstring")
+    with pytest.raises(ValueError, match="summary only"):
+        expand_measures("gm_bpref")

@@ -10,8 +10,14 @@ import sys
 from django.core.management.base import CommandError, CommandParser
 
 from metrics.file_commands import FileCommand, assay_version
-from metrics.trec_files import judge_files, trec_eval_lines
-from numerics.measures.trec_eval import supported, trec_columns
+from metrics.trec_files import (
+    group_lines,
+    judge_files,
+    judge_group_files,
+    read_zscores,
+    trec_eval_lines,
+)
+from numerics.measures.trec_eval import GROUP_MEASURES, supported, trec_columns
 
 TREC_EVAL_VERSION = "10.0"
 
@@ -113,8 +119,9 @@ class Command(FileCommand):
             "-N",
             "--Number_docs_in_coll",
             type=int,
+            dest="collection",
             metavar="N",
-            help="documents in the collection (used by no measure Assay computes)",
+            help="documents in the collection (utility's fourth weight)",
         )
         parser.add_argument(
             "-D", "--Debug_level", metavar="LEVEL", help="accepted; no debug output is printed"
@@ -135,27 +142,65 @@ class Command(FileCommand):
             metavar="FORMAT",
             help="trec_results (the only one trec_eval 10 reads)",
         )
-        parser.add_argument("-Z", "--Zscore", dest="zscores", metavar="FILE", help="not offered")
+        parser.add_argument(
+            "-Z",
+            "--Zscore",
+            dest="zscores",
+            metavar="FILE",
+            help="print z-scores: each value against the file's 'qid measure mean stddev'",
+        )
         parser.add_argument(
             "-o", "--Output_old_results_format", action="store_true", help="obsolete; ignored"
         )
 
     def handle(self, *args, **options):
-        if options["rel_format"] != "qrels":
+        if options["rel_format"] not in ("qrels", "qrels_jg"):
             raise CommandError(
-                f"rel_info format {options['rel_format']!r} is not offered; Assay reads qrels"
+                f"rel_info format {options['rel_format']!r} is not offered; Assay reads "
+                "qrels and qrels_jg"
             )
         if options["results_format"] != "trec_results":
             raise CommandError(
                 f"Illegal retrieval results format {options['results_format']!r}; use trec_results"
             )
-        if options["zscores"]:
-            raise CommandError("-Z (z-scores) is not offered")
         columns = trec_columns(options["measures"])
+        if options["rel_format"] == "qrels_jg":
+            return self._groups(columns, options)
+        zscores = read_zscores(options["zscores"]) if options["zscores"] else None
         judged = judge_files(options["qrels"], options["run"])
         self.write_lines(
             trec_eval_lines(
                 judged,
+                columns,
+                level=options["level"],
+                complete=bool(options["complete"]),
+                queries=bool(options["per_query"]),
+                summary=not options["no_summary"],
+                max_per_topic=options["max_per_topic"],
+                judged_only=options["judged_only"],
+                collection=options["collection"] or 0,
+                zscores=zscores,
+            )
+        )
+
+    def _groups(self, columns, options):
+        """``-R qrels_jg``: the measures averaged over each query's judgment groups."""
+        others = [
+            c.name
+            for c in columns
+            if not c.name.startswith(GROUP_MEASURES) and c.name not in ("runid", "num_q")
+        ]
+        if others:
+            raise CommandError(
+                f"with -R qrels_jg trec_eval computes only runid, num_q and "
+                f"{', '.join(GROUP_MEASURES)}; not {', '.join(others)}"
+            )
+        if options["zscores"]:
+            raise CommandError("-Z is not offered with -R qrels_jg")
+        grouped = judge_group_files(options["qrels"], options["run"])
+        self.write_lines(
+            group_lines(
+                grouped,
                 columns,
                 level=options["level"],
                 complete=bool(options["complete"]),

@@ -55,3 +55,33 @@ def test_tau_ap_is_tau_when_the_errors_are_spread_evenly_and_bounded(order):
     assert -1.0 <= value <= 1.0
     assert (value == 1.0) == (list(order) == list(range(8)))
     assert tau_ap([2, 1], [1, 2]) == kendall_tau([2, 1], [1, 2]) == -1.0
+
+
+# Ten systems scored twice, and τ_AP of the second scoring against the first, as published
+# with the reference implementation of Urbano & Marrero ("The treatment of ties in AP
+# correlation", ICTIR 2017: the R package ircor's tests, to four decimals).
+PUBLISHED = [
+    (
+        [0.897, 0.372, 0.908, 0.898, 0.661, 0.062, 0.177, 0.384, 0.498, 0.992],
+        [0.82, 0.406, 0.817, 0.953, 0.673, 0.073, 0.364, 0.547, 0.589, 0.988],
+        0.8519,
+    ),
+    (
+        [0.266, 0.573, 0.202, 0.945, 0.629, 0.206, 0.687, 0.77, 0.718, 0.38],
+        [0.263, 0.843, 0.728, 0.928, 0.08, 0.114, 0.467, 0.641, 0.973, 0.644],
+        0.2504,
+    ),
+    (
+        [0.185, 0.573, 0.944, 0.129, 0.468, 0.553, 0.761, 0.405, 0.976, 0.445],
+        [0.845, 0.272, 0.275, 0.924, 0.605, 0.334, 0.162, 0.872, 0.018, 0.25],
+        -0.6971,
+    ),
+]
+
+
+@pytest.mark.parametrize("reference, estimate, published", PUBLISHED)
+def test_tau_ap_equals_the_published_values(reference, estimate, published):
+    assert tau_ap(reference, estimate) == pytest.approx(published, abs=5e-5)
+    assert kendall_tau(reference, estimate) == pytest.approx(
+        kendalltau(reference, estimate).statistic, abs=1e-12
+    )

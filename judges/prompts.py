@@ -48,6 +48,15 @@ Answer with one JSON object and nothing else: {"grade": <0, 1, 2 or 3>, "reason"
 """
 
 
+def normalise_prompt(text: str) -> str:
+    """The prompt as it is kept and compared: line endings as ``\\n`` (a browser sends a
+    textarea back with ``\\r\\n``), no spaces or tabs at the ends of lines, no blank space
+    before the first line or after the last. Two prompts that normalise alike are the same
+    prompt: saving one over the other makes no new judge version."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
+
+
 def unknown_placeholders(template: str) -> list[str]:
     """Names used in ``template`` that are not placeholders (an edit error to report)."""
     return sorted({name for name in _NAME.findall(template) if name not in PLACEHOLDERS})

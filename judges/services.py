@@ -3,6 +3,7 @@ cancel, resume and retry. The calls themselves run in the worker (``judges.engin
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from annotator.models import (
 from formats.errors import Problem, define, gettext_noop
 
 from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
-from .prompts import DEFAULT_PROMPT, render, unknown_placeholders, values_for
+from .prompts import DEFAULT_PROMPT, normalise_prompt, render, unknown_placeholders, values_for
 from .scope import Pair, scope_pairs
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
@@ -122,7 +123,7 @@ def _new_version(judge: Judge) -> JudgeVersion:
 def create_judge(
     project: Project, *, slug: str, name: str, prompt: str | None = None, **fields
 ) -> Judge:
-    prompt = prompt or DEFAULT_PROMPT
+    prompt = normalise_prompt(prompt or DEFAULT_PROMPT)
     check_settings(api_key_env=fields.get("api_key_env", ""), prompt=prompt)
     if Judge.objects.filter(project=project, slug=slug).exists():
         raise JudgeError(JUDGE_EXISTS(project=project.slug, slug=repr(slug)))
@@ -134,9 +135,26 @@ def create_judge(
     return judge
 
 
+def shaping(source: Judge | JudgeVersion) -> dict:
+    """What shapes a judge's answers, as compared to decide on a new version: the prompt
+    normalised (``normalise_prompt``: line endings, trailing spaces), the model without
+    surrounding spaces, the temperature and the output limit. The timeout, rate limit,
+    concurrency, budget, endpoint and key name are settings: they never make a version."""
+    return {
+        "prompt": normalise_prompt(source.prompt),
+        "model": source.model.strip(),
+        "temperature": float(source.temperature),
+        "max_tokens": int(source.max_tokens),
+    }
+
+
 def update_judge(judge: Judge, **fields) -> JudgeVersion:
-    """Change a judge; a change to what shapes its answers starts a new version."""
+    """Change a judge; a real change to what shapes its answers (``shaping``) starts a new
+    version, anything else (the same prompt sent back with other line endings, the
+    timeout, the rate limit …) changes the settings only."""
     merged = {f: fields.get(f, getattr(judge, f)) for f in (*VERSIONED, *SETTINGS, "name")}
+    merged["prompt"] = normalise_prompt(merged["prompt"])
+    merged["model"] = merged["model"].strip()
     check_settings(api_key_env=merged["api_key_env"], prompt=merged["prompt"])
     with transaction.atomic():
         for field, value in merged.items():
@@ -144,9 +162,60 @@ def update_judge(judge: Judge, **fields) -> JudgeVersion:
         judge.full_clean(exclude=["project"])
         judge.save()
         current = judge.current
-        if current is None or any(getattr(current, f) != getattr(judge, f) for f in VERSIONED):
+        if current is None or shaping(current) != shaping(judge):
             return _new_version(judge)
         return current
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing a version changed from the version before it."""
+
+    field: str  # prompt | model | temperature | max_tokens
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class VersionHistory:
+    """A version and what it changed from the one before (nothing for the first)."""
+
+    version: JudgeVersion
+    changes: list[Change]
+    prompt_diff: list[str]  # the unified diff of the prompts, line by line; [] if the same
+
+    @property
+    def changed_fields(self) -> list[str]:
+        return [c.field for c in self.changes]
+
+
+def version_history(judge: Judge) -> list[VersionHistory]:
+    """Each version of ``judge``, oldest first, with what changed from the one before:
+    the prompt (its diff, compared normalised), the model, the temperature, the output
+    limit."""
+    history = []
+    previous = None
+    for version in judge.versions.select_related("annotator").order_by("number"):
+        changes, diff = [], []
+        if previous is not None:
+            before, after = shaping(previous), shaping(version)
+            for field in VERSIONED:
+                if before[field] != after[field]:
+                    shown = ("", "") if field == "prompt" else (before[field], after[field])
+                    changes.append(Change(field, str(shown[0]), str(shown[1])))
+            if before["prompt"] != after["prompt"]:
+                diff = list(
+                    difflib.unified_diff(
+                        before["prompt"].splitlines(),
+                        after["prompt"].splitlines(),
+                        f"v{previous.number}",
+                        f"v{version.number}",
+                        lineterm="",
+                    )
+                )
+        history.append(VersionHistory(version, changes, diff))
+        previous = version
+    return history
 
 
 @dataclass

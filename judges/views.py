@@ -3,12 +3,14 @@ adjudicators and viewers read calibration. Annotators see nothing of judges (403
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator.access import get_project_for_user, reads_live_grades
@@ -32,9 +34,17 @@ from .services import (
     resume_job,
     start_job,
     update_judge,
+    version_history,
 )
 
 FAILURES_SHOWN = 200
+# What a new version may change, as the judge page names it.
+CHANGED = {
+    "prompt": gettext_lazy("prompt"),
+    "model": gettext_lazy("model"),
+    "temperature": gettext_lazy("temperature"),
+    "max_tokens": gettext_lazy("output limit"),
+}
 
 
 def _get_judge_for_user(
@@ -107,11 +117,28 @@ def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse
     judge, project, membership = _get_judge_for_user(request, slug, judge_pk)
     form = JudgeForm(request.POST or None, instance=judge, project=project)
     if request.method == "POST" and form.is_valid():
+        before = judge.current.number if judge.current else 0
         try:
-            update_judge(judge, **{k: v for k, v in form.cleaned_data.items()})
+            version = update_judge(judge, **{k: v for k, v in form.cleaned_data.items()})
         except JudgeError as error:
             form.add_error(None, shown(error.problem))
         else:
+            if version.number == before:
+                messages.success(
+                    request,
+                    _(
+                        "Saved. The prompt, model, temperature and output limit did not "
+                        "change: still version %(n)d."
+                    )
+                    % {"n": version.number},
+                )
+            else:
+                changed = version_history(judge)[-1].changed_fields
+                messages.success(
+                    request,
+                    _("Saved as version %(n)d: changed %(what)s.")
+                    % {"n": version.number, "what": ", ".join(str(CHANGED[f]) for f in changed)},
+                )
             return redirect("judges:detail", slug=project.slug, judge_pk=judge.pk)
     judge.refresh_from_db()
     jobs = page_of(request, JudgeJob.objects.filter(version__judge=judge).select_related("version"))
@@ -121,7 +148,7 @@ def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse
         "judge": judge,
         "form": form,
         "job_form": JobForm(project=project),
-        "versions": judge.versions.all(),
+        "versions": version_history(judge),
         "jobs": jobs.object_list,
         "page": jobs,
     }

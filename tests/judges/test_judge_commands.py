@@ -8,7 +8,7 @@ from django_tasks_db.models import DBTaskResult
 
 from judges.engine import execute_job
 from judges.models import Judge, JudgeJob, PairStatus
-from judges.prompts import DEFAULT_PROMPT
+from judges.prompts import DEFAULT_PROMPT, normalise_prompt
 
 from .conftest import KEY_ENV, Sleeps
 from .fake_llm import MODEL
@@ -64,7 +64,7 @@ def test_add_judge_defaults_to_the_umbrela_style_prompt(judging):
         "--api-key-env",
         "SOME_VAR",
     )
-    assert Judge.objects.get(slug="plain").prompt == DEFAULT_PROMPT
+    assert Judge.objects.get(slug="plain").prompt == normalise_prompt(DEFAULT_PROMPT)
 
 
 @pytest.mark.parametrize(

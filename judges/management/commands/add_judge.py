@@ -24,7 +24,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prompt", help="a file with the prompt template (default: UMBRELA-style)"
         )
-        parser.add_argument("--temperature", type=float, default=0.0)
+        parser.add_argument("--temperature", type=float, default=0.0, help="0 to 2")
+        parser.add_argument(
+            "--max-tokens", type=int, default=200, help="the most tokens an answer may take"
+        )
+        parser.add_argument(
+            "--timeout", type=float, default=60.0, help="seconds to wait for one answer"
+        )
         parser.add_argument("--concurrency", type=int, default=4)
         parser.add_argument("--rpm", type=int, default=60, help="requests per minute (0: no limit)")
         parser.add_argument("--budget", type=int, default=1000, help="maximum calls per job")
@@ -37,6 +43,13 @@ class Command(BaseCommand):
                 prompt = Path(options["prompt"]).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
                 raise CommandError(f"cannot read the prompt file: {error}") from None
+        for name, low, high, what in (
+            ("temperature", 0.0, 2.0, "--temperature must be between 0 and 2"),
+            ("max_tokens", 1, 100_000, "--max-tokens must be between 1 and 100000"),
+            ("timeout", 0.001, 3600.0, "--timeout must be more than 0 and at most 3600 seconds"),
+        ):
+            if not low <= options[name] <= high:
+                raise CommandError(what)
         slug = slugify(options["name"])[:40]
         if not slug:
             raise CommandError("the judge's name needs at least one letter or digit")
@@ -50,6 +63,8 @@ class Command(BaseCommand):
                 model=options["model"],
                 api_key_env=options["api_key_env"],
                 temperature=options["temperature"],
+                max_tokens=options["max_tokens"],
+                timeout_seconds=options["timeout"],
                 concurrency=options["concurrency"],
                 rpm=options["rpm"],
                 budget=options["budget"],

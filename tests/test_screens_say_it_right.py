@@ -75,3 +75,58 @@ def test_the_dashboard_names_the_level_in_the_users_language(login, personas, co
     body = login(personas["owner"]).get(url, **ZH).content.decode()
     cell = re.search(r'<td data-unit-level="documents">(.*?)</td>', body)
     assert cell and cell.group(1) == "文档"
+
+
+def strip_tags(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_counts_of_one_are_said_in_the_singular(login, personas, corpus, language):
+    """Before: "1 results · 1 queries" on a run, "1 queries · 1 labels" and "≥ 1 annotators"
+    on a gold set, "1 nuggets on 1 of 1 queries." on the nuggets page."""
+    from gold.services import ConsensusPolicy, freeze_gold_set
+    from nuggets.changes import Span, create_nugget
+
+    project, query = personas["project"], corpus["query"]
+    change_label(
+        query=query,
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=2,
+    )
+    run = Run(project=project, name="one", level="chunk", chunking=corpus["chunking"])
+    run.set_results(np.array([query.pk]), np.array([corpus["chunk"].pk]), np.array([1.0]))
+    run.save()
+    gold = freeze_gold_set(project, "g", policy=ConsensusPolicy(min_annotators=1))
+    create_nugget(
+        query,
+        text="Wings lift",
+        importance="vital",
+        evidence=[Span(corpus["document"], 0, 10)],
+        changed_by=personas["owner"],
+    )
+    client = login(personas["owner"])
+    headers = ZH if language == "zh" else {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+    def text_of(url, element_id):
+        body = client.get(url, **headers).content.decode()
+        found = re.search(rf'<(\w+)[^>]*id="{element_id}"[^>]*>(.*?)</\1>', body, re.S)
+        assert found, element_id
+        return strip_tags(found.group(2))
+
+    run_counts = text_of(reverse("metrics:run_detail", args=["acme", run.pk]), "run-counts")
+    gold_url = reverse("gold:detail", args=["acme", gold.pk])
+    gold_counts = text_of(gold_url, "gold-counts")
+    gold_body = strip_tags(client.get(gold_url, **headers).content.decode())
+    nuggets = text_of(reverse("nuggets:overview", args=["acme"]), "nugget-totals")
+    if language == "en":
+        assert run_counts == "1 result · 1 query"
+        assert gold_counts == "1 query · 1 label"
+        assert "≥ 1 annotator " in gold_body
+        assert nuggets == "1 nugget · queries with nuggets: 1 of 1"
+    else:
+        assert run_counts == "1 个结果 · 1 个查询"
+        assert gold_counts == "1 个查询 · 1 条标注"
+        assert "≥ 1 位标注员" in gold_body
+        assert nuggets == "1 个要点 · 有要点的查询：1 个中的 1 个"

@@ -36,11 +36,11 @@
       config.elt && config.elt.matches && config.elt.matches(".adjudicate-form");
     const status = document.getElementById("save-status");
     if (!saved) {
-      if (status) { status.textContent = ""; status.className = "save-status"; }
+      if (status) { status.textContent = ""; status.className = "save-status floating"; }
       focusItem(0);
       return;
     }
-    if (status) { status.textContent = assayMessage("saved"); status.className = "save-status ok"; }
+    if (status) { status.textContent = assayMessage("saved"); status.className = "save-status floating ok"; }
     focusItem(current + 1);
   });
   document.addEventListener("DOMContentLoaded", () => focusItem(0));

@@ -52,7 +52,7 @@ function showWriteError(elt, text) {
   const status = document.getElementById("save-status");
   if (status) {
     status.textContent = text;
-    status.className = "save-status error";
+    status.className = "save-status floating error";
   }
 }
 document.addEventListener("htmx:responseError", (event) => {

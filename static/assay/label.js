@@ -102,7 +102,7 @@
     const status = document.getElementById("save-status");
     if (!status) return;
     status.textContent = text;
-    status.className = "save-status " + kind;
+    status.className = "save-status floating " + kind;
   }
   const isWrite = (event) =>
     root() && root().contains(event.detail.elt) &&

@@ -139,7 +139,7 @@
       const p = panel();
       if (status && p) {
         status.textContent = p.dataset.saved || "";
-        status.className = "save-status ok";
+        status.className = "save-status floating ok";
       }
     }
     fill();

@@ -47,21 +47,29 @@ def pressed(page, form: str) -> list[str]:
     )
 
 
+@pytest.mark.parametrize("granularity", ["document", "page"])
 def test_a_refused_whole_document_grade_can_be_retried_in_place(
     live_server,
     personas,
     labelling,  # noqa: F811
     two_tabs,
+    granularity,
 ):
     """Two sessions on one document: before, the refused tab kept its old highlight and
-    version, and every further click was refused again until a reload."""
+    version, and every further click was refused again until a reload. The same for the
+    grade of a page."""
+    form = "form.doc-grade" if granularity == "document" else "form.page-grade"
+    if granularity == "page":
+        document = labelling["zh"]
+        document.page_starts = [0, document.text.index("第二章")]
+        document.save()
     tab_a, tab_b = two_tabs
     for tab in two_tabs:
         tab.goto(document_url(live_server, labelling))
-        tab.wait_for_selector("form.doc-grade")
-    tab_b.locator('form.doc-grade button[value="1"]').click()
+        tab.wait_for_selector(form)
+    tab_b.locator(f'{form} button[value="1"]').click()
     tab_b.wait_for_selector("#save-status.ok")
-    tab_a.locator('form.doc-grade button[value="3"]').click()
+    tab_a.locator(f'{form} button[value="3"]').click()
     tab_a.wait_for_function(
         "() => document.getElementById('save-status').textContent"
         ".includes('changed in another session to 1')"
@@ -69,21 +77,22 @@ def test_a_refused_whole_document_grade_can_be_retried_in_place(
     settled(tab_a)
     # The buttons show the grade as it is now, carrying its version.
     tab_a.wait_for_function(
-        "() => document.querySelector('form.doc-grade button[value=\"1\"]')"
-        ".classList.contains('is-set')"
+        "(form) => document.querySelector(form + ' button[value=\"1\"]')"
+        ".classList.contains('is-set')",
+        arg=form,
     )
-    assert pressed(tab_a, "form.doc-grade") == ["1"]
-    assert Judgment.objects.get(granularity="document").grade == 1
+    assert pressed(tab_a, form) == ["1"]
+    assert Judgment.objects.get(granularity=granularity).grade == 1
     # The message stays in view: the status line is fixed in the window.
     assert tab_a.locator("#save-status").is_visible()
     # A deliberate second click now goes through.
-    tab_a.locator('form.doc-grade button[value="3"]').click()
+    tab_a.locator(f'{form} button[value="3"]').click()
     tab_a.wait_for_function(
         "() => document.getElementById('save-status').textContent.includes('Saved')"
     )
     settled(tab_a)
-    assert Judgment.objects.get(granularity="document").grade == 3
-    assert pressed(tab_a, "form.doc-grade") == ["3"]
+    assert Judgment.objects.get(granularity=granularity).grade == 3
+    assert pressed(tab_a, form) == ["3"]
 
 
 def test_a_note_refused_as_a_conflict_is_kept_with_the_reason_beside_it(

@@ -252,3 +252,15 @@ def test_adjudication_says_saved_only_after_a_save(page, live_server, personas, 
     assert page.locator("#save-status").inner_text() == ""
     page.keyboard.press("2")
     page.wait_for_function("() => document.getElementById('save-status').textContent === 'Saved'")
+    # The line is fixed in the window, where it is seen from any item, and read out.
+    status = page.locator("#save-status")
+    assert status.evaluate("s => getComputedStyle(s).position") == "fixed"
+    assert status.get_attribute("aria-live") == "polite"
+    # A save that fails says so beside the item it was for.
+    page.route("**/adjudicate/save/**", lambda route: route.fulfill(status=500, body=""))
+    page.keyboard.press("k")
+    page.keyboard.press("3")
+    error = page.locator("[data-item].focused .grade-error")
+    error.wait_for()
+    assert error.inner_text() == "Not saved (500). Try again."
+    assert error.get_attribute("role") == "alert"

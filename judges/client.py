@@ -21,7 +21,7 @@ import openai
 
 from formats.errors import Problem, define, gettext_noop
 
-from .parsing import AnswerError, grade_confidence, parse_answer
+from .parsing import ANSWERED_NOTHING, AnswerError, grade_confidence, parse_answer
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class Outcome:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     fatal: bool = False  # every further call would fail the same way
+    answer: str = ""  # the model's text, for calls that read it themselves (``Caller.ask``)
 
 
 class Budget:
@@ -172,6 +173,15 @@ class Caller:
         )
 
     def judge(self, prompt: str) -> Outcome:
+        """A grade for the prompt (``parsing.parse_answer``), or a failure."""
+        return self._call(prompt, _read)
+
+    def ask(self, prompt: str) -> Outcome:
+        """The model's answer as text (``Outcome.answer``) for the caller to read, or a
+        failure: the same retries, budget, rate limit and failure kinds as ``judge``."""
+        return self._call(prompt, _read_text)
+
+    def _call(self, prompt: str, read: Callable[[object, Outcome], Outcome]) -> Outcome:
         outcome = Outcome()
         for attempt in range(self.attempts):
             if not self.budget.take():
@@ -210,7 +220,7 @@ class Caller:
                 outcome.failure, outcome.detail = "malformed", UNREADABLE()
                 return outcome
             else:
-                return _read(response, outcome)
+                return read(response, outcome)
             if attempt < self.attempts - 1:
                 outcome.retries += 1
                 self.sleep(wait)
@@ -222,8 +232,8 @@ def _pick(asked: float | None, default: float) -> float:
     return default if asked is None else asked
 
 
-def _read(response, outcome: Outcome) -> Outcome:
-    """Grade, reason, confidence and tokens of a completed call."""
+def _choice(response, outcome: Outcome):
+    """The answer's first choice with the call's tokens counted, or None (a failure set)."""
     usage = getattr(response, "usage", None)
     if usage is not None:
         outcome.prompt_tokens = int(usage.prompt_tokens or 0)
@@ -231,12 +241,33 @@ def _read(response, outcome: Outcome) -> Outcome:
     choices = getattr(response, "choices", None) or []
     if not choices:
         outcome.failure, outcome.detail = "malformed", NO_CHOICE()
-        return outcome
+        return None
     choice = choices[0]
-    message = choice.message
-    if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
+    if getattr(choice.message, "refusal", None) or choice.finish_reason == "content_filter":
         outcome.failure, outcome.detail = "refusal", REFUSED()
+        return None
+    return choice
+
+
+def _read_text(response, outcome: Outcome) -> Outcome:
+    """The text and tokens of a completed call; an empty answer is a failure."""
+    choice = _choice(response, outcome)
+    if choice is None:
         return outcome
+    text = choice.message.content or ""
+    if not text.strip():
+        outcome.failure, outcome.detail = "empty", ANSWERED_NOTHING()
+        return outcome
+    outcome.failure, outcome.detail, outcome.answer = "", None, text
+    return outcome
+
+
+def _read(response, outcome: Outcome) -> Outcome:
+    """Grade, reason, confidence and tokens of a completed call."""
+    choice = _choice(response, outcome)
+    if choice is None:
+        return outcome
+    message = choice.message
     try:
         parsed = parse_answer(message.content)
     except AnswerError as error:

@@ -37,6 +37,15 @@ INTERNAL_ERROR = define(
 )
 
 
+# Jobs of other kinds (nugget proposals …): ``runner(job, sleep)`` registered by the app
+# that writes their results, so that judges never imports it.
+_RUNNERS: dict[str, Callable] = {}
+
+
+def register_runner(kind: str, runner: Callable) -> None:
+    _RUNNERS[kind] = runner
+
+
 @task()
 def run_judge_job(job_id: int) -> None:
     execute_job(job_id)
@@ -80,39 +89,36 @@ def execute_job(job_id: int, *, sleep: Callable[[float], None] = time.sleep) -> 
     return job
 
 
-def _finish(job: JudgeJob, status: str, error: Problem | None = None) -> None:
+def finish(job: JudgeJob, status: str, error: Problem | None = None) -> None:
     JudgeJob.objects.filter(pk=job.pk).update(
         status=status, error=error, finished_at=timezone.now()
     )
 
 
-def _run(job: JudgeJob, sleep) -> None:
-    pending = list(job.pairs.filter(status=PairStatus.PENDING).order_by("pk"))
-    key = {p.pk: Pair(p.query_id, p.document_id, p.chunk_id) for p in pending}
-    done = judged_by(job.version, list(key.values()))
-    skipped = [p.pk for p in pending if key[p.pk] in done]
-    JudgePair.objects.filter(pk__in=skipped).update(status=PairStatus.SKIPPED)
-    pending = [p for p in pending if key[p.pk] not in done]
-    if not pending:
-        _finish(job, JobStatus.DONE)
-        return
+def make_caller(job: JudgeJob, sleep, endpoint: Endpoint | None = None) -> Caller:
+    """The job's caller: its judge's endpoint, budget, rate limit and retries;
+    ``MissingKey`` when the key's variable is not set."""
+    return Caller(
+        endpoint or endpoint_of(job),
+        budget=Budget(job.budget),
+        limiter=RateLimiter(job.version.judge.rpm, sleep),
+        sleep=sleep,
+        attempts=getattr(settings, "ASSAY_JUDGE_ATTEMPTS", 4),
+        backoff=getattr(settings, "ASSAY_JUDGE_BACKOFF_SECONDS", 1.0),
+        max_wait=getattr(settings, "ASSAY_JUDGE_MAX_WAIT_SECONDS", 60.0),
+    )
+
+
+def run_calls(
+    job: JudgeJob,
+    pending: list[JudgePair],
+    call: Callable[[JudgePair], Outcome],
+    write: Callable[[JudgePair, Outcome], None],
+) -> None:
+    """Call for every pending pair in up to ``judge.concurrency`` threads and write each
+    outcome from this thread; stop submitting on a cancel or a fatal failure (the pairs
+    not tried end with that failure, without calls), then end the job."""
     judge = job.version.judge
-    try:
-        caller = Caller(
-            endpoint_of(job),
-            budget=Budget(job.budget),
-            limiter=RateLimiter(judge.rpm, sleep),
-            sleep=sleep,
-            attempts=getattr(settings, "ASSAY_JUDGE_ATTEMPTS", 4),
-            backoff=getattr(settings, "ASSAY_JUDGE_BACKOFF_SECONDS", 1.0),
-            max_wait=getattr(settings, "ASSAY_JUDGE_MAX_WAIT_SECONDS", 60.0),
-        )
-    except MissingKey as error:
-        for pair in pending:
-            _write(job, pair, Outcome(failure="no_key", detail=error.problem))
-        _finish(job, JobStatus.DONE)
-        return
-    prompts = prompts_for(job.version, list(key[p.pk] for p in pending))
     queue = iter(pending)
     fatal: Outcome | None = None
     cancelled = False
@@ -124,7 +130,7 @@ def _run(job: JudgeJob, sleep) -> None:
                 pair = next(queue, None)
                 if pair is None:
                     return
-                running[pool.submit(caller.judge, prompts[key[pair.pk]])] = pair
+                running[pool.submit(call, pair)] = pair
 
         submit_more()
         while running:
@@ -132,7 +138,7 @@ def _run(job: JudgeJob, sleep) -> None:
             for future in finished:
                 pair = running.pop(future)
                 outcome = future.result()
-                _write(job, pair, outcome)
+                write(pair, outcome)
                 if outcome.fatal and fatal is None:
                     fatal = outcome
             cancelled = (
@@ -142,8 +148,49 @@ def _run(job: JudgeJob, sleep) -> None:
                 submit_more()
     if fatal is not None:
         for pair in queue:
-            _write(job, pair, Outcome(failure=fatal.failure, detail=fatal.detail))
-    _finish(job, JobStatus.CANCELLED if cancelled and fatal is None else JobStatus.DONE)
+            write(pair, Outcome(failure=fatal.failure, detail=fatal.detail))
+    finish(job, JobStatus.CANCELLED if cancelled and fatal is None else JobStatus.DONE)
+
+
+def count_outcome(job: JudgeJob, pair: JudgePair, outcome: Outcome) -> None:
+    """The pair's attempts and the job's counters after an outcome (inside the caller's
+    transaction, with the pair's own result)."""
+    JudgePair.objects.filter(pk=pair.pk).update(attempts=F("attempts") + outcome.calls)
+    JudgeJob.objects.filter(pk=job.pk).update(
+        calls=F("calls") + outcome.calls,
+        retries=F("retries") + outcome.retries,
+        prompt_tokens=F("prompt_tokens") + outcome.prompt_tokens,
+        completion_tokens=F("completion_tokens") + outcome.completion_tokens,
+    )
+
+
+def _run(job: JudgeJob, sleep) -> None:
+    if job.kind in _RUNNERS:
+        _RUNNERS[job.kind](job, sleep)
+        return
+    pending = list(job.pairs.filter(status=PairStatus.PENDING).order_by("pk"))
+    key = {p.pk: Pair(p.query_id, p.document_id, p.chunk_id) for p in pending}
+    done = judged_by(job.version, list(key.values()))
+    skipped = [p.pk for p in pending if key[p.pk] in done]
+    JudgePair.objects.filter(pk__in=skipped).update(status=PairStatus.SKIPPED)
+    pending = [p for p in pending if key[p.pk] not in done]
+    if not pending:
+        finish(job, JobStatus.DONE)
+        return
+    try:
+        caller = make_caller(job, sleep)
+    except MissingKey as error:
+        for pair in pending:
+            _write(job, pair, Outcome(failure="no_key", detail=error.problem))
+        finish(job, JobStatus.DONE)
+        return
+    prompts = prompts_for(job.version, list(key[p.pk] for p in pending))
+    run_calls(
+        job,
+        pending,
+        lambda pair: caller.judge(prompts[key[pair.pk]]),
+        lambda pair, outcome: _write(job, pair, outcome),
+    )
 
 
 def _evidence(pair: JudgePair) -> Evidence:
@@ -173,22 +220,6 @@ def _write(job: JudgeJob, pair: JudgePair, outcome: Outcome) -> None:
                 outcome.failure,
                 outcome.detail,
             )
-        pair.attempts = F("attempts") + outcome.calls
-        pair.save(
-            update_fields=[
-                "status",
-                "grade",
-                "reason",
-                "confidence",
-                "judgment",
-                "failure",
-                "detail",
-                "attempts",
-            ]
-        )
-        JudgeJob.objects.filter(pk=job.pk).update(
-            calls=F("calls") + outcome.calls,
-            retries=F("retries") + outcome.retries,
-            prompt_tokens=F("prompt_tokens") + outcome.prompt_tokens,
-            completion_tokens=F("completion_tokens") + outcome.completion_tokens,
-        )
+        fields = ["status", "grade", "reason", "confidence", "judgment", "failure", "detail"]
+        pair.save(update_fields=fields)
+        count_outcome(job, pair, outcome)

@@ -96,8 +96,20 @@ class Scope(models.TextChoices):
     ALL = "all", _("The pool and everything people judged")
 
 
+class JobKind(models.TextChoices):
+    LABELS = "labels", _("Labels")
+    NUGGETS = "nuggets", _("Nugget proposals")
+
+
 class JudgeJob(models.Model):
+    """A job of a judge version: labels for (query, unit) pairs, or — ``kind`` nuggets —
+    nugget proposals for queries (one pair per query, without a unit), run by the same
+    worker with the same budget, counters, failures, cancelling and resuming."""
+
     version = models.ForeignKey(JudgeVersion, on_delete=models.CASCADE, related_name="jobs")
+    kind = models.CharField(max_length=8, choices=JobKind.choices, default=JobKind.LABELS)
+    # Nugget jobs: at most this many nuggets asked for per query.
+    max_nuggets = models.PositiveSmallIntegerField(null=True, blank=True)
     scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.HOLES)
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     qids = models.JSONField(default=list, blank=True)
@@ -152,14 +164,18 @@ class Failure(models.TextChoices):
     BAD_REQUEST = "bad_request", _("Request refused")
     NO_KEY = "no_key", _("API key variable not set")
     BUDGET = "budget", _("Budget reached")
+    NO_EVIDENCE = "no_evidence", _("No relevant evidence to send")
 
 
 class JudgePair(models.Model):
-    """One (query, unit) of a job and how it ended: judged with a grade, or failed."""
+    """One (query, unit) of a job — in a nugget job, one query without a unit — and how it
+    ended: judged (a grade, or the query's proposals written), or failed."""
 
     job = models.ForeignKey(JudgeJob, on_delete=models.CASCADE, related_name="pairs")
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.CASCADE)
     status = models.CharField(max_length=8, choices=PairStatus.choices, default=PairStatus.PENDING)
     grade = models.SmallIntegerField(null=True, blank=True)

@@ -67,3 +67,10 @@ class NuggetExportForm(forms.Form):
 
     def clean_format(self):
         return self.cleaned_data["format"] or "jsonl"
+
+
+class ProposeForm(forms.Form):
+    """A judge (of the project) and how many nuggets to ask for at most."""
+
+    judge = WholeField(min_value=1)
+    max = WholeField(min_value=1, max_value=50)

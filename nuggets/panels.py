@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from annotator.models import Document, Membership, Query
+from annotator.models import Document, Membership, Query, Role
 
 from .access import edits_nuggets, reads_nuggets
 from .models import Nugget, NuggetEvidence, NuggetHistory, NuggetProposal, ProposalStatus
+from .proposals import DEFAULT_MAX_NUGGETS
 
 SNIPPET = 240
 HISTORY_SHOWN = 30
@@ -106,10 +107,15 @@ def panel_context(
             .select_related("judge_version__judge")
             .order_by("pk")
         ]
+    judges = []
+    if membership.role == Role.OWNER and query.project.judges.exists():
+        judges = list(query.project.judges.order_by("name").values_list("pk", "name"))
     return {
         "project": query.project,
         "query": query,
         "items": items,
+        "judges": judges,
+        "max_nuggets": DEFAULT_MAX_NUGGETS,
         "proposals": pending,
         "n_vital": sum(1 for i in items if i["vital"]),
         "may_edit": may_edit,
@@ -118,6 +124,7 @@ def panel_context(
         "message": message,
         "error": error,
         "url": reverse("nuggets:query_nuggets", args=[query.project.slug, query.pk]),
+        "propose_url": reverse("nuggets:propose", args=[query.project.slug, query.pk]),
     }
 
 

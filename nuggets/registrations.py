@@ -8,11 +8,15 @@ from django.utils.translation import gettext_lazy as _
 def register_all() -> None:
     from annotator.importing import TABLES, ImportKind, register_kind
     from gold.parts import register_part
+    from judges.engine import register_runner
+    from judges.models import JobKind
     from metrics.figures import register_figures
     from web.sections import register_section
 
-    from . import agreement, dashboard, panels, snapshots
+    from . import agreement, dashboard, panels, proposal_jobs, snapshots
     from .importing import load_nuggets
+
+    register_runner(JobKind.NUGGETS, proposal_jobs.run_proposal_job)
 
     register_part(snapshots.PART)
     register_section("gold_diff", "nuggets/partials/gold_diff.html", _gold_diff)

@@ -9,4 +9,5 @@ urlpatterns = [
     path("p/<slug:slug>/nuggets/setting/", views.setting, name="setting"),
     path("p/<slug:slug>/nuggets/export/", views.export, name="export"),
     path("p/<slug:slug>/queries/<int:pk>/nuggets/", views.query_nuggets, name="query_nuggets"),
+    path("p/<slug:slug>/queries/<int:pk>/nuggets/propose/", views.propose, name="propose"),
 ]

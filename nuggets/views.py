@@ -18,8 +18,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.access import get_project_for_user, readable_gold_sets, require_grades
 from annotator.models import Document, Query, Role
+from annotator.problems import shown
 from gold.models import GoldSet
 from gold.units import check_level
+from judges.models import Judge
+from judges.services import JudgeError
 from web.downloads import attachment, safe_filename
 from web.htmx import for_htmx
 
@@ -27,9 +30,10 @@ from . import changes, proposals
 from .access import reads_project_nuggets, require_edit, require_read
 from .changes import NuggetRejected, Span
 from .exporting import CONTENT_TYPES, build_nugget_export, render
-from .forms import NuggetChangeForm, NuggetExportForm, NuggetSettingForm
+from .forms import NuggetChangeForm, NuggetExportForm, NuggetSettingForm, ProposeForm
 from .models import Nugget, NuggetProposal, NuggetSetting
 from .panels import panel_context
+from .proposal_jobs import plan_proposals, start_proposals
 
 
 def _span(query: Query, data: dict) -> Span | None:
@@ -127,6 +131,36 @@ def query_nuggets(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = panel_context(membership, query, screen=screen, message=message, error=error)
     context |= {"membership": membership, "section": context}
     return TemplateResponse(request, "nuggets/query_nuggets.html", context, status=status)
+
+
+@login_required
+@require_POST
+def propose(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Owners (who configure judges and pay for their calls): ask a judge to propose the
+    query's nuggets, as a job; its page follows it. Nothing to ask: the page says why."""
+    project, membership = get_project_for_user(request, slug, Role.OWNER)
+    query = get_object_or_404(Query, project=project, pk=pk)
+    form = ProposeForm(request.POST)
+    error = ""
+    if not form.is_valid():
+        error = " ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+    else:
+        judge = get_object_or_404(Judge, project=project, pk=form.cleaned_data["judge"])
+        try:
+            plan = plan_proposals(judge, qids=[query.qid], max_nuggets=form.cleaned_data["max"])
+        except JudgeError as problem:
+            error = shown(problem.problem)
+        else:
+            if plan.asked:
+                job = start_proposals(plan, created_by=request.user)
+                return redirect("judges:job", slug=project.slug, job_pk=job.pk)
+            if plan.already:
+                error = _("This judge version has proposed nuggets for this query already.")
+            else:
+                error = shown(proposals.NO_PASSAGES(qid=query.qid))
+    context = panel_context(membership, query, error=error)
+    context |= {"membership": membership, "section": context}
+    return TemplateResponse(request, "nuggets/query_nuggets.html", context, status=400)
 
 
 @login_required

@@ -79,6 +79,7 @@ PAGE_ROLES = {
     "nuggets:setting": None,
     "nuggets:export": LIVE_READERS,
     "nuggets:query_nuggets": LIVE_READERS,
+    "nuggets:propose": None,
     # Token-authenticated: tested with tokens in tests/test_api.py.
     "api:upload_run": "api",
     "api:run_metrics": "api",

@@ -6,7 +6,8 @@ prose, ``SEVEN`` grade 7, ``EMPTY`` nothing, ``LONG`` a very long answer, ``REFU
 refusal, ``RATE429`` a 429 with ``Retry-After`` on the first call, ``ALWAYS429`` a 429
 every time, ``FLAKY500`` a 500 on the first call, ``ALWAYS500`` a 500 every time,
 ``SLOW`` an answer later than the client waits. Without a marker the grade is the
-passage's length modulo 4 (deterministic). A wrong key gets 401, another model 404.
+passage's length modulo 4 (deterministic). A nugget prompt gets nuggets citing its
+passages (``nuggets``). A wrong key gets 401, another model 404.
 """
 
 from __future__ import annotations
@@ -127,7 +128,33 @@ class FakeLLM:
         found = re.search(r"Passage \(from \"[^\"]*\"\):\n(.*?)\n\nAnswer with", prompt, re.S)
         return found.group(1) if found else prompt
 
+    @staticmethod
+    def nuggets(prompt: str) -> str:
+        """A nugget proposal's answer: one nugget per numbered passage, citing it (with
+        offsets of its own, which Assay must ignore); ``PROSE`` in the question answers
+        prose, ``UNSENT`` adds a nugget citing a passage that was not sent."""
+        question = re.search(r"Question: (.*)", prompt).group(1)
+        if "PROSE" in question:
+            return "Here are some facts: lift comes from pressure."
+        numbers = [int(n) for n in re.findall(r"^\[(\d+)\] ", prompt, re.M)]
+        items = [
+            {
+                "text": f"Fact stated by passage {n}",
+                "importance": "vital" if n == 1 else "okay",
+                "passages": [n],
+                "doc_id": "made-up",
+                "start": 999,
+                "end": 1999,
+            }
+            for n in numbers
+        ]
+        if "UNSENT" in question:
+            items.append({"text": "Invented", "importance": "okay", "passages": [len(numbers) + 7]})
+        return json.dumps({"nuggets": items})
+
     def answer(self, prompt: str) -> tuple[str | None, str | None]:
+        if prompt.startswith("You write the nuggets of a question"):
+            return self.nuggets(prompt), None
         passage = self.passage(prompt)
         if "REFUSE" in passage:
             return None, "I cannot help with that."

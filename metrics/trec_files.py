@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from numerics.measures.trec_eval import (
     values,
     zscored,
 )
+from numerics.preferences import preference_values, query_preferences
 
 NO_COMMON_QUERY = define(
     "evaluate.no_common_query",
@@ -259,6 +261,98 @@ def group_lines(
             grouped.qids,
             kept,
             runid=grouped.runid,
+            queries=queries,
+            summary=summary,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class PreferenceRun:
+    """A run against preference judgments (``-R prefs`` or ``-R qrels_prefs``): each
+    query's lines ``(group, subgroup, level, docno)`` and the judged documents the run
+    retrieves, as ``(rank, docno)`` in rank order."""
+
+    qids: list[str]
+    in_run: np.ndarray
+    lines: list[list[tuple[bytes, bytes, float, bytes]]]
+    retrieved: list[list[tuple[int, bytes]]]
+    runid: str
+
+
+def judge_preference_files(prefs_path: str | Path, run_path: str | Path, fmt: str) -> PreferenceRun:
+    """A ``prefs`` file (``qid group subgroup docid level``) or, with ``fmt``
+    "qrels_prefs", a qrels file read as preferences (``qid group docid grade``: one
+    subgroup per group), and a run. The run is ranked as ``form_prefs_counts.c`` ranks
+    it: score descending, ties by docno ascending (not descending, as for the other
+    measures)."""
+    source = Path(prefs_path).name
+    if fmt == "prefs":
+        (qid, group, sub, doc, level_text), line = read_table(prefs_path, "prefs")
+    else:
+        (qid, group, doc, level_text), line = read_table(prefs_path, "qrels_jg")
+        sub = np.full(qid.size, b"0")
+    errors = LineErrors()
+    level, _ = numbers(level_text, line, "float", "level", errors)
+    errors.raise_if_any(source=source)
+    if not line.size:
+        raise FileRejected([NO_LABELS()], source=source)
+    qids, query = factorize(qid)
+    lines: list[list] = [[] for _ in range(qids.size)]
+    for q, g, s_, lv, d in zip(
+        query.tolist(), group.tolist(), sub.tolist(), level.tolist(), doc.tolist(), strict=True
+    ):
+        lines[q].append((g, s_, lv, d))
+    ranked = read_run(run_path)
+    order = np.lexsort((ranked.item, -ranked.score, ranked.query))
+    run_query = ranked.query[order]
+    bounds = np.searchsorted(run_query, np.arange(ranked.qids.size + 1))
+    in_run = np.zeros(qids.size, dtype=bool)
+    retrieved: list[list] = [[] for _ in range(qids.size)]
+    for q, name in enumerate(qids.tolist()):
+        at = int(np.searchsorted(ranked.qids, name))
+        if at >= ranked.qids.size or ranked.qids[at] != name:
+            continue
+        in_run[q] = True
+        judged = {d for *_, d in lines[q]}
+        docs = ranked.items[ranked.item[order[bounds[at] : bounds[at + 1]]]].tolist()
+        retrieved[q] = [(rank, d) for rank, d in enumerate(docs, 1) if d in judged]
+    if not in_run.any():
+        raise _no_common_query(run_path)
+    names = [q.decode() for q in qids.tolist()]
+    return PreferenceRun(names, in_run, lines, retrieved, ranked.tag)
+
+
+def preference_lines(
+    prefs: PreferenceRun,
+    columns: list[Column],
+    *,
+    complete: bool = False,
+    queries: bool = False,
+    summary: bool = True,
+    max_per_topic: int | None = None,
+) -> list[str]:
+    """trec_eval's output of the preference measures (``numerics.preferences``); ``-M``
+    keeps each query's first ``max_per_topic`` results."""
+    n = len(prefs.qids)
+    per_query = {c.name: np.zeros(n) for c in columns if c.summary != "runid"}
+    if "num_q" in per_query:
+        per_query["num_q"] = np.ones(n)
+    wanted = [c.name for c in columns if c.special == "prefs"]
+    limit = max_per_topic if max_per_topic is not None else math.inf
+    for q in range(n):
+        retrieved = [d for rank, d in prefs.retrieved[q] if rank <= limit]
+        found = preference_values(query_preferences(prefs.lines[q], retrieved))
+        for name in wanted:
+            per_query[name][q] = found[name]
+    kept = np.ones(n, dtype=bool) if complete else prefs.in_run
+    return list(
+        report_lines(
+            columns,
+            per_query,
+            prefs.qids,
+            kept,
+            runid=prefs.runid,
             queries=queries,
             summary=summary,
         )

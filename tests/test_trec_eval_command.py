@@ -427,5 +427,82 @@ def test_judgment_groups_average_each_group_and_refuse_other_measures(hand, tmp_
     ]
     with pytest.raises(CommandError, match="only runid, num_q and map_avgjg"):
         trec_eval("-R", "qrels_jg", "-m", "map", groups, hand[1])
-    with pytest.raises(CommandError, match="'prefs' is not offered"):
-        trec_eval("-R", "prefs", "-m", "map", groups, hand[1])
+    with pytest.raises(CommandError, match="'qrels_jgx' is not offered"):
+        trec_eval("-R", "qrels_jgx", "-m", "map", groups, hand[1])
+
+
+PREFS = """# q1: one subgroup (classes by level); q2: group g1 has two subgroups (closed under
+# transitivity: e1 > e2 > e3 gives e1 > e3), group g2 one
+q1 g1 s1 d1 2
+q1 g1 s1 d2 1
+q1 g1 s1 d3 0
+q2 g1 a e1 2
+q2 g1 a e2 1
+q2 g1 b e2 2
+q2 g1 b e3 1
+q2 g2 a e3 1
+q2 g2 a e1 0
+q2 g2 a e4 0
+"""
+# d3 and d1 tie: the preference measures rank ties by docno ascending (d1 first).
+PREFS_RUN = """q1 Q0 d2 1 3 r
+q1 Q0 d3 2 2 r
+q1 Q0 d1 3 2 r
+q1 Q0 d9 4 1 r
+q2 Q0 e3 1 3 r
+q2 Q0 e1 2 2 r
+"""
+
+
+def test_preference_measures_as_trec_eval_10_prints_them(tmp_path):
+    (tmp_path / "prefs").write_text(PREFS)
+    (tmp_path / "run").write_text(PREFS_RUN)
+    files = (tmp_path / "prefs", tmp_path / "run")
+    out = trec_eval("-q", "-m", "all_prefs", "-R", "prefs", *files).splitlines()
+    # trec_eval 10.0's own output for these files (lines for q2 and the summary).
+    assert out[14:] == [
+        "prefs_num_prefs_poss  \tq2\t5",
+        "prefs_num_prefs_ful   \tq2\t3",
+        "prefs_num_prefs_ful_ret\tq2\t1",
+        "prefs_simp            \tq2\t0.6000",
+        "prefs_pair            \tq2\t0.6250",
+        "prefs_avgjg           \tq2\t0.6667",
+        "prefs_avgjg_Rnonrel   \tq2\t0.4583",
+        "prefs_simp_ret        \tq2\t0.5000",
+        "prefs_pair_ret        \tq2\t0.5000",
+        "prefs_avgjg_ret       \tq2\t0.5000",
+        "prefs_avgjg_Rnonrel_ret\tq2\t0.7857",
+        "prefs_simp_imp        \tq2\t0.6000",
+        "prefs_pair_imp        \tq2\t0.6250",
+        "prefs_avgjg_imp       \tq2\t0.6667",
+        "runid                 \tall\tr",
+        "num_q                 \tall\t2",
+        "prefs_num_prefs_poss  \tall\t8",
+        "prefs_num_prefs_ful   \tall\t5",
+        "prefs_num_prefs_ful_ret\tall\t3",
+        "prefs_simp            \tall\t0.6333",
+        "prefs_pair            \tall\t0.6458",
+        "prefs_avgjg           \tall\t0.6667",
+        "prefs_avgjg_Rnonrel   \tall\t0.6292",
+        "prefs_simp_ret        \tall\t0.5833",
+        "prefs_pair_ret        \tall\t0.5833",
+        "prefs_avgjg_ret       \tall\t0.5833",
+        "prefs_avgjg_Rnonrel_ret\tall\t0.7929",
+        "prefs_simp_imp        \tall\t0.6333",
+        "prefs_pair_imp        \tall\t0.6458",
+        "prefs_avgjg_imp       \tall\t0.6667",
+    ]
+    assert "prefs_simp            \tq1\t0.6667" in out  # d1 above d3: 2 of 3 kept
+    cut = trec_eval("-q", "-M2", "-m", "prefs_simp_ret", "-R", "prefs", *files).splitlines()
+    assert cut == [
+        "prefs_simp_ret        \tq1\t0.0000",
+        "prefs_simp_ret        \tq2\t0.5000",
+        "prefs_simp_ret        \tall\t0.2500",
+    ]
+    with pytest.raises(CommandError, match="need -R prefs or -R qrels_prefs"):
+        trec_eval("-m", "prefs_simp", tmp_path / "prefs", tmp_path / "run")
+    with pytest.raises(CommandError, match="not map"):
+        trec_eval("-m", "map", "-R", "prefs", *files)
+    (tmp_path / "bad").write_text("q1 g1 s1 d1 2\nq1 g1 s2 d1 0\nq1 g1 s2 d2 1\n")
+    with pytest.raises(CommandError, match="both level 0 and a level above 0 in group 'g1'"):
+        trec_eval("-m", "all_prefs", "-R", "prefs", tmp_path / "bad", tmp_path / "run")

@@ -1,9 +1,6 @@
 """trec_eval's own ``make quicktest``: its 15 commands, run with ``manage.py trec_eval`` in
 place of ``./trec_eval`` on trec_eval's test files (tests/data/trec_eval, with their
 licence), must print exactly the expected ``out.*`` files.
-
-The commands Assay cannot run yet (measures and formats it does not compute) are
-expected to fail, strictly: the day one passes, the mark must go.
 """
 
 from __future__ import annotations
@@ -43,11 +40,6 @@ QUICKTEST = [
     ),
     ("-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test", "out.test.aqZ"),
 ]
-NOT_YET = {
-    8: "-R prefs and the preference measures are not offered yet",
-    9: "-R prefs and the preference measures are not offered yet",
-    10: "-R qrels_prefs is not offered yet",
-}
 
 
 @pytest.fixture(scope="module")
@@ -63,15 +55,7 @@ def folder(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.mark.parametrize(
-    "number",
-    [
-        pytest.param(i, marks=pytest.mark.xfail(reason=NOT_YET[i], strict=True))
-        if i in NOT_YET
-        else i
-        for i in range(len(QUICKTEST))
-    ],
-)
+@pytest.mark.parametrize("number", range(len(QUICKTEST)))
 def test_quicktest_command_prints_trec_eval_s_output_byte_for_byte(folder, number):
     arguments, expected = QUICKTEST[number]
     words = [

@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from numerics.preferences import MEASURES as PREFERENCE_MEASURES
+
 from . import ranked_lists as lists
 from .names import FAMILIES, Measure, parse_measure
 from .ranking import JudgedRows, cumsum_within
@@ -82,6 +84,7 @@ MEASURES: dict[str, tuple[str, tuple]] = {
     "set_map": ("none", ()),
     "set_F": ("numbers", (1.0,)),
     "num_nonrel_judged_ret": ("none", ()),
+    **{name: ("none", ()) for name in PREFERENCE_MEASURES},
     "map_avgjg": ("none", ()),
     "P_avgjg": ("cutoffs", CUTOFFS),
     "Rprec_mult_avgjg": ("levels", MULTIPLES),
@@ -97,15 +100,25 @@ SET = (
 ).split()
 # Averaged over judgment groups: trec_eval computes them with ``-R qrels_jg`` only.
 GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+PREFS = (
+    "runid num_q prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp"
+    " prefs_pair prefs_avgjg"
+).split()
 # trec_eval's nicknames (measures.c): all_trec is every measure above but the group ones.
 NICKNAMES = {
     "official": tuple(OFFICIAL),
     "set": tuple(SET),
-    "all_trec": tuple(m for m in MEASURES if m not in GROUP_MEASURES),
+    "all_trec": tuple(
+        m for m in MEASURES if m not in GROUP_MEASURES and m not in PREFERENCE_MEASURES
+    ),
+    "all_prefs": ("runid", "num_q", *PREFERENCE_MEASURES),
+    "prefs": tuple(PREFS),
     "qrels_jg": ("runid", "num_q", *GROUP_MEASURES),
 }
 # Measures with a value per query that is not a number, or only for trec_eval's layout.
 TEXT_ONLY = ("relstring",)
+# Measures of preference judgments (-R prefs, -R qrels_prefs), numerics.preferences.
+PREFERENCE_COUNTS = PREFERENCE_MEASURES[:3]
 # A registry family per plain trec_eval measure: (family, summary, printed per query).
 _PLAIN = {
     "num_q": ("NumQ", "sum", False),
@@ -194,6 +207,9 @@ def _columns(name: str, raw: str | None) -> list[Column]:
         return [Column(name, Measure(name, family), summary, per_query, integer)]
     if name in _AT_K:
         return [Column(f"{name}_{k}", Measure(f"{name}_{k}", _AT_K[name], k)) for k in params]
+    if name in PREFERENCE_MEASURES:
+        count = name in PREFERENCE_COUNTS
+        return [Column(name, None, "sum" if count else "mean", integer=count, special="prefs")]
     if name == "map_avgjg":
         return [Column(name, Measure(name, "AP"))]
     if name == "P_avgjg":
@@ -266,6 +282,12 @@ def expand_measures(name: str) -> list[str]:
     ``P_10``). A summary-only measure (``gm_map``, ``num_q``, ``runid``) raises
     ``ValueError``: there is no per-query value to show or test."""
     columns = columns_for(name)
+    prefs = [c.name for c in columns if c.special == "prefs"]
+    if prefs:
+        raise ValueError(
+            f"{', '.join(prefs)}: a measure of preference judgments; only manage.py "
+            "trec_eval -R prefs computes it"
+        )
     text = [c.name for c in columns if c.special in TEXT_ONLY]
     if text:
         raise ValueError(

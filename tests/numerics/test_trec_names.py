@@ -179,3 +179,5 @@ def test_new_trec_eval_names_are_one_vocabulary():
         expand_measures("relstring")
     with pytest.raises(ValueError, match="summary only"):
         expand_measures("gm_bpref")
+    with pytest.raises(ValueError, match=r"only manage\.py trec_eval -R prefs computes it"):
+        expand_measures("prefs_simp")

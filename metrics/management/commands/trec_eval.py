@@ -14,6 +14,8 @@ from metrics.trec_files import (
     group_lines,
     judge_files,
     judge_group_files,
+    judge_preference_files,
+    preference_lines,
     read_zscores,
     trec_eval_lines,
 )
@@ -154,10 +156,10 @@ class Command(FileCommand):
         )
 
     def handle(self, *args, **options):
-        if options["rel_format"] not in ("qrels", "qrels_jg"):
+        if options["rel_format"] not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
             raise CommandError(
                 f"rel_info format {options['rel_format']!r} is not offered; Assay reads "
-                "qrels and qrels_jg"
+                "qrels, qrels_jg, prefs and qrels_prefs"
             )
         if options["results_format"] != "trec_results":
             raise CommandError(
@@ -166,6 +168,13 @@ class Command(FileCommand):
         columns = trec_columns(options["measures"])
         if options["rel_format"] == "qrels_jg":
             return self._groups(columns, options)
+        if options["rel_format"] in ("prefs", "qrels_prefs"):
+            return self._preferences(columns, options)
+        wrong = [c.name for c in columns if c.special == "prefs"]
+        if wrong:
+            raise CommandError(
+                f"{', '.join(wrong)}: preference measures need -R prefs or -R qrels_prefs"
+            )
         zscores = read_zscores(options["zscores"]) if options["zscores"] else None
         judged = judge_files(options["qrels"], options["run"])
         self.write_lines(
@@ -180,6 +189,30 @@ class Command(FileCommand):
                 judged_only=options["judged_only"],
                 collection=options["collection"] or 0,
                 zscores=zscores,
+            )
+        )
+
+    def _preferences(self, columns, options):
+        """``-R prefs`` / ``-R qrels_prefs``: the preference measures."""
+        others = [
+            c.name for c in columns if c.special != "prefs" and c.name not in ("runid", "num_q")
+        ]
+        if others:
+            raise CommandError(
+                f"with -R {options['rel_format']} trec_eval computes only runid, num_q and "
+                f"the preference measures (all_prefs); not {', '.join(others)}"
+            )
+        if options["zscores"]:
+            raise CommandError(f"-Z is not offered with -R {options['rel_format']}")
+        prefs = judge_preference_files(options["qrels"], options["run"], options["rel_format"])
+        self.write_lines(
+            preference_lines(
+                prefs,
+                columns,
+                complete=bool(options["complete"]),
+                queries=bool(options["per_query"]),
+                summary=not options["no_summary"],
+                max_per_topic=options["max_per_topic"],
             )
         )
 

@@ -9,14 +9,14 @@ is its template translated and filled.
 from __future__ import annotations
 
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from formats.errors import Problem, render
 
 
 def shown(problem: Problem | None) -> str:
     """``problem`` in the active language (values that are problems translated too)."""
-    return "" if problem is None else render(problem, gettext)
+    return "" if problem is None else render(problem, gettext, ngettext)
 
 
 def as_data(problem: Problem) -> dict:

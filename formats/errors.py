@@ -12,6 +12,12 @@ English by ``str(problem)`` (commands, logs, tests) and in the user's language b
 ``annotator.problems.shown`` (pages, API), which looks the template up by code. A value
 may itself be a problem (``LINE(line=3, problem=MISSING(what="qid"))``): it is said in
 the same language. Problems travel as JSON (``as_json`` / ``from_json``).
+
+A template that counts something has a plural form too, chosen by its ``n`` value (one
+line, two lines; the language's own rule when translated)::
+
+    DROPPED = define("run.dropped", gettext_noop("%(n)s line dropped"),
+                     plural=gettext_noop("%(n)s lines dropped"))
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ MAX_REPORTED = 200
 
 # Every code's English template, registered by ``define``.
 TEMPLATES: dict[str, str] = {}
+# The English plural template of the codes that count (their ``n``), by code.
+PLURALS: dict[str, str] = {}
 
 
 def gettext_noop(template: str) -> str:
@@ -71,33 +79,57 @@ class Kind:
 
     code: str
     template: str
+    plural: str | None = None
 
     def __call__(self, **params: object) -> Problem:
         return Problem(self.code, params)
 
 
-def define(code: str, template: str) -> Kind:
-    """Register ``code`` with its English ``template`` (pass it through ``gettext_noop``)."""
-    if TEMPLATES.setdefault(code, template) != template:
+def define(code: str, template: str, *, plural: str | None = None) -> Kind:
+    """Register ``code`` with its English ``template`` (pass it through ``gettext_noop``);
+    ``plural``: the template when the problem's ``n`` is not 1."""
+    if TEMPLATES.setdefault(code, template) != template or PLURALS.get(code, plural) != plural:
         raise ValueError(f"problem code {code!r} is registered with another template")
-    return Kind(code, template)
+    if plural is not None:
+        PLURALS[code] = plural
+    return Kind(code, template, plural)
 
 
-def render(problem: Problem, translate: Callable[[str], str] = lambda text: text) -> str:
-    """The problem in words: its template (through ``translate``) filled with its values,
-    each value that is a problem rendered the same way. An unknown code is shown with
-    its values rather than lost."""
+def _count(value) -> int:
+    """The number a counting problem's ``n`` holds (read back from JSON, it may be text)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 2
+
+
+def render(
+    problem: Problem,
+    translate: Callable[[str], str] = lambda text: text,
+    translate_plural: Callable[[str, str, int], str] | None = None,
+) -> str:
+    """The problem in words: its template (through ``translate``, or ``translate_plural``
+    for a template with a plural form: ngettext's arguments) filled with its values, each
+    value that is a problem rendered the same way. An unknown code is shown with its
+    values rather than lost."""
     values = {
-        name: render(value, translate) if isinstance(value, Problem) else value
+        name: render(value, translate, translate_plural) if isinstance(value, Problem) else value
         for name, value in problem.params.items()
     }
     template = TEMPLATES.get(problem.code)
     if template is None:
         return f"{problem.code} {values}" if values else problem.code
+    plural = PLURALS.get(problem.code)
+    if plural is not None:
+        n = _count(problem.params.get("n"))
+        english = template if n == 1 else plural
+        said = translate_plural(template, plural, n) if translate_plural else english
+    else:
+        english, said = template, translate(template)
     try:
-        return translate(template) % values
+        return said % values
     except (KeyError, TypeError, ValueError):  # a translation or stored row that lost a value
-        return template % values if _fills(template, values) else f"{problem.code} {values}"
+        return english % values if _fills(english, values) else f"{problem.code} {values}"
 
 
 def _fills(template: str, values: Mapping) -> bool:
@@ -112,7 +144,11 @@ def _fills(template: str, values: Mapping) -> bool:
 # a chunking's) that an import reports. Nothing to translate.
 TEXT = define("text", "%(text)s")
 LINE = define("line", gettext_noop("line %(line)s: %(problem)s"))
-MORE = define("more", gettext_noop("… and %(n)s more problems"))
+MORE = define(
+    "more",
+    gettext_noop("… and %(n)s more problem"),
+    plural=gettext_noop("… and %(n)s more problems"),
+)
 FILE = define("file", gettext_noop("%(name)s: %(problem)s"))
 PAGE = define("page", gettext_noop("%(name)s, page %(page)s: %(problem)s"))
 

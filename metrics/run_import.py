@@ -49,7 +49,11 @@ WRONG_CHUNKING = define(
 IN_CHUNKING = define("run.in_chunking", gettext_noop("chunking %(name)s"))
 IN_DOCUMENTS = define("run.in_documents", gettext_noop("the project's documents"))
 NO_CHUNKING = define("run.no_chunking", gettext_noop("no chunking named %(name)s"))
-DROPPED = define("run.dropped", gettext_noop("%(n)s lines dropped (unknown query or item ids)"))
+DROPPED = define(
+    "run.dropped",
+    gettext_noop("%(n)s line dropped (unknown query or item ids)"),
+    plural=gettext_noop("%(n)s lines dropped (unknown query or item ids)"),
+)
 
 
 def import_run(

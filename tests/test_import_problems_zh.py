@@ -26,7 +26,7 @@ from django.utils import translation
 
 from annotator.models import ImportJob, ImportStatus
 from annotator.problems import shown
-from formats.errors import TEMPLATES, Problem
+from formats.errors import PLURALS, TEMPLATES, Problem
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = (
@@ -65,7 +65,10 @@ def test_every_problem_code_has_a_chinese_template():
         for code, template in codes.items():
             if not re.search("[A-Za-z]{2}", _PLACEHOLDER.sub("", template)):
                 continue  # nothing but values ("%(text)s"): nothing to translate
-            chinese = translation.gettext(template)
+            if code in PLURALS:  # a counting problem: its plural entry, read for n = 2
+                chinese = translation.ngettext(template, PLURALS[code], 2)
+            else:
+                chinese = translation.gettext(template)
             if chinese == template or not re.search("[\u4e00-\u9fff]", chinese):
                 untranslated.append(code)
             elif sorted(_PLACEHOLDER.findall(chinese)) != sorted(_PLACEHOLDER.findall(template)):
@@ -438,3 +441,18 @@ def test_backup_problems_and_the_overflow_line_are_translated_too():
     with translation.override("zh-hans"):
         assert shown(problem) == "tables/x.jsonl 第 3 行：query 指向的行不存在"
         assert shown(MORE(n=12)) == "……另有 12 个问题"
+
+
+def test_a_counting_problem_takes_its_plural_form_in_both_languages():
+    """Before: "1 lines dropped (unknown query or item ids)" under a run."""
+    from annotator.problems import shown
+    from metrics.run_import import DROPPED
+
+    with translation.override("en"):
+        assert shown(DROPPED(n=1)) == "1 line dropped (unknown query or item ids)"
+        assert shown(DROPPED(n=3)) == "3 lines dropped (unknown query or item ids)"
+    with translation.override("zh-hans"):
+        assert shown(DROPPED(n=1)) == "丢弃了 1 行（未知的查询或条目 id）"
+        assert (
+            shown(Problem.from_json(DROPPED(n=1).as_json())) == "丢弃了 1 行（未知的查询或条目 id）"
+        )

@@ -41,6 +41,10 @@ NOT_SHOWN = define(
 NO_TEXT_LAYER = define(
     "pdf.no_text_layer",
     gettext_noop(
+        "no text layer on its %(n)s page (a scanned document?); Assay does not do OCR: "
+        "run OCR first (for example ocrmypdf) and import the result"
+    ),
+    plural=gettext_noop(
         "no text layer on any of its %(n)s pages (a scanned document?); Assay does not do OCR: "
         "run OCR first (for example ocrmypdf) and import the result"
     ),

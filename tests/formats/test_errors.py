@@ -75,3 +75,16 @@ def _check_a_problem(lacking):
         FileRejected(["a bare string is not a problem"])
     with pytest.raises(TypeError):
         LineErrors().add(1, "nor here")
+
+
+def test_a_count_of_one_is_said_in_the_singular():
+    """Before: "1 lines dropped", "… and 1 more problems"."""
+    from formats.errors import MORE, render
+
+    assert str(MORE(n=1)) == "… and 1 more problem"
+    assert str(MORE(n=2)) == "… and 2 more problems"
+    # Read back from JSON, the count may be text; the language's own rule when translated.
+    assert str(MORE(n="1")) == "… and 1 more problem"
+    chosen = []
+    said = render(MORE(n=1), translate_plural=lambda a, b, n: chosen.append(n) or "%(n)s 个")
+    assert (said, chosen) == ("1 个", [1])

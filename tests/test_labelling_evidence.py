@@ -217,6 +217,10 @@ def test_pages_cannot_be_graded_on_a_document_without_pages(login, personas, zh)
     assert 'name="granularity" value="page"' not in html
     # Pages only where the document has them: no "Page 1 of 1", no pager for one part.
     assert "Page 1" not in html and "doc-pager" not in html
+    # Nor "第 1 页" in Chinese.
+    html = client.get(doc_url(zh), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert 'lang="zh-hans"' in html
+    assert "页" not in html.split('id="doc-page-text"')[0].split('id="doc-view"')[1]
 
 
 def test_a_long_document_without_pages_is_read_in_parts_not_pages(login, personas, zh):

@@ -4,6 +4,7 @@ passing through it (pages, API endpoints, commands)."""
 from __future__ import annotations
 
 import io
+import sys
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from api.models import ApiToken
 from gold.units import live_labels
 from metrics.models import Run
 
-from .test_project_views import project_urls, site_objects  # noqa: F401
+from .test_project_views import PAGE_ROLES, project_urls, site_objects  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -158,6 +159,54 @@ def test_every_label_reading_page_endpoint_and_command_goes_through_the_resolver
         resolutions.clear()
         call_command(command, *args, stdout=io.StringIO(), stderr=io.StringIO())
         assert resolutions, f"manage.py {command} read live labels without the resolver"
+
+
+@pytest.fixture
+def label_reads(monkeypatch):
+    """Every read of live labels, wherever the reader was imported: ``live_labels`` (the
+    labels from the database) and ``counted_labels`` (the labels a cached state narrows
+    to the sources)."""
+    import gold.units
+    import metrics.label_state
+
+    reads = []
+    for owner, name in ((gold.units, "live_labels"), (metrics.label_state, "counted_labels")):
+        original = getattr(owner, name)
+
+        def spy(*args, _original=original, _name=name, **kwargs):
+            reads.append(_name)
+            return _original(*args, **kwargs)
+
+        for module in list(sys.modules.values()):
+            if getattr(module, name, None) is original:
+                monkeypatch.setattr(module, name, spy)
+    return reads
+
+
+def test_no_page_reads_live_labels_without_the_resolver(
+    personas,
+    corpus,
+    site_objects,  # noqa: F811 - the fixture imported above
+    resolutions,
+    label_reads,
+    client,
+):
+    """The layer rule over every page of a project, not a list to keep up to date: any page
+    that reads live labels (from the database or the cached state) has resolved its
+    sources in the same request."""
+    client.force_login(personas["owner"])
+    reading = set()
+    for name, url in project_urls(site_objects):
+        if not PAGE_ROLES[name]:
+            continue  # POST only
+        resolutions.clear()
+        label_reads.clear()
+        client.get(url)
+        if label_reads:
+            reading.add(name)
+            assert resolutions, f"{name} read live labels without the sources resolver"
+    # The spy sees readers (pages served from the label caches read nothing new).
+    assert {"metrics:dashboard", "gold:agreement", "gold:queue", "judges:estimate"} <= reading
 
 
 def test_live_labels_cannot_be_read_without_saying_whose(personas):

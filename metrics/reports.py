@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 
 from annotator.labels import Evidence
 from annotator.models import Chunk, Document, Project, Query
-from annotator.templatetags.sources_tags import source_label
+from annotator.templatetags.sources_tags import sources_label
 from gold.units import (
     DOCUMENTS,
     PAGES,
@@ -136,8 +136,7 @@ def sources_caption(setting: EvaluationSetting) -> str:
             "name": gold_set.name,
             "version": gold_set.version,
         }
-    names = ", ".join(source_label(token) for token in setting.source_names)
-    return _("labels of %(sources)s") % {"sources": names}
+    return _("labels of %(sources)s") % {"sources": sources_label(setting.source_names)}
 
 
 def tag_breakdown(rows: list[dict], setting: EvaluationSetting) -> dict:

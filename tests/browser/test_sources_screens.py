@@ -14,7 +14,8 @@ import pytest
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from judges.engine import execute_job
-from judges.services import create_judge, plan_job, start_job
+from judges.models import Judge
+from judges.services import create_judge, plan_job, start_job, update_judge
 from metrics.models import Run
 from tests.conftest import PASSWORD
 from tests.judges.conftest import KEY, KEY_ENV, PASSAGES, Sleeps
@@ -122,5 +123,15 @@ def test_sources_screens(browser, live_server, personas, judged, locale, folder)
         page.goto(f"{base}/judges/calibration/?a=people&b=judge:fake")
         assert page.locator("#calibration-pairs tbody tr").count() >= 4
         page.screenshot(path=str(OUT / f"{folder}-calibration.png"), full_page=True)
+        # A real change makes version 2, and the judge's page says what changed.
+        judge = Judge.objects.get(pk=judged["judge"].pk)
+        update_judge(
+            judge, prompt=judge.prompt.replace("Do not explain", "Be strict. Do not explain")
+        )
+        update_judge(judge, model="fake-model-2", temperature=0.2)
+        page.goto(f"{base}/judges/{judge.pk}/")
+        page.click("#judge-version-2 details summary")
+        assert page.locator("#judge-version-3 .version-changes").count() == 1
+        page.locator("#judge-versions").screenshot(path=str(OUT / f"{folder}-judge-versions.png"))
     finally:
         context.close()

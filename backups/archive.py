@@ -340,6 +340,10 @@ def _insert(table, rows, keys, users, slug) -> dict[int, int]:
                 values[field.name] = value
         if table.label == "annotator.Project":
             values["slug"] = slug
+        if table.label == "judges.Judge":
+            # A backup may come from anyone: its judges fall under the web's endpoint and
+            # key rules (judges.endpoints) until the operator configures them.
+            values["configured_by_operator"] = False
         obj = model(**values)
         if table.label == "metrics.Run":
             _rekey_results(obj, keys)

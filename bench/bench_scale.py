@@ -118,7 +118,8 @@ def _objects(generated, *, create: bool = True) -> dict:
             name="J",
             base_url="http://127.0.0.1:1/v1",
             model="m",
-            api_key_env="J",
+            api_key_env="ASSAY_JUDGE_KEY_J",
+            by_operator=True,
         )
         JudgeJob.objects.create(version=judge.current, scope="pool", budget=10)
         ImportJob.objects.create(

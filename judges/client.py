@@ -11,7 +11,6 @@ Django import.
 from __future__ import annotations
 
 import email.utils
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ import openai
 
 from formats.errors import Problem, define, gettext_noop
 
+from .endpoints import KeyRefused, resolve_key
 from .parsing import ANSWERED_NOTHING, AnswerError, grade_confidence, parse_answer
 
 
@@ -33,6 +33,8 @@ class Endpoint:
     max_tokens: int
     timeout: float
     logprobs: bool = False
+    project: str = ""  # the judge's project, which its key must be allowed for
+    by_operator: bool = False  # configured with add_judge rather than on the web
 
 
 @dataclass
@@ -102,17 +104,10 @@ REQUEST_REFUSED = define(
 UNREADABLE = define("judge_call.unreadable", gettext_noop("the response is not readable"))
 NO_CHOICE = define("judge_call.no_answer", gettext_noop("the response has no answer"))
 REFUSED = define("judge_call.refusal", gettext_noop("the model refused to grade"))
-KEY_NOT_SET = define(
-    "judge_call.no_key", gettext_noop("the environment variable %(name)s is not set")
-)
 
-
-class MissingKey(RuntimeError):
-    """The key's variable is not set where the worker runs; ``problem`` says which."""
-
-    def __init__(self, problem: Problem):
-        super().__init__(str(problem))
-        self.problem = problem
+# The key's variable breaks the rule, is not allowed for the judge's project or is not set
+# where the worker runs; ``problem`` says which.
+MissingKey = KeyRefused
 
 
 def retry_after(response, limit: float) -> float | None:
@@ -151,9 +146,9 @@ class Caller:
         backoff: float = 1.0,
         max_wait: float = 60.0,
     ):
-        key = os.environ.get(endpoint.api_key_env or "")
-        if not key:
-            raise MissingKey(KEY_NOT_SET(name=endpoint.api_key_env))
+        key = resolve_key(
+            endpoint.api_key_env, project=endpoint.project, by_operator=endpoint.by_operator
+        )
         self.endpoint = endpoint
         self.client = openai.OpenAI(
             base_url=endpoint.base_url, api_key=key, timeout=endpoint.timeout, max_retries=0

@@ -61,6 +61,8 @@ def endpoint_of(job: JudgeJob) -> Endpoint:
         max_tokens=version.max_tokens,
         timeout=judge.timeout_seconds,
         logprobs=judge.logprobs,
+        project=judge.project.slug,
+        by_operator=judge.configured_by_operator,
     )
 
 

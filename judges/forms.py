@@ -6,11 +6,12 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Project
+from annotator.problems import shown
 from web.fields import WholeField
 
+from .endpoints import key_name_problem
 from .models import Judge, Scope
 from .prompts import unknown_placeholders
-from .services import ENV_NAME
 
 
 class JudgeForm(forms.ModelForm):
@@ -63,15 +64,19 @@ class JudgeForm(forms.ModelForm):
             del self.fields["slug"]
 
     def clean_api_key_env(self):
-        value = self.cleaned_data["api_key_env"]
-        if not ENV_NAME.fullmatch(value):
-            raise forms.ValidationError(
-                _(
-                    "Give the name of an environment variable (letters, digits and _), "
-                    "never the key."
-                )
-            )
+        value = self.cleaned_data["api_key_env"].strip()
+        problem = key_name_problem(value)
+        if problem is not None:
+            raise forms.ValidationError(shown(problem))
         return value
+
+    def clean(self):
+        data = super().clean()
+        if self.has_error("api_key_env"):
+            # A refused value (perhaps a key pasted there) is never shown back.
+            self.data = self.data.copy()
+            self.data[self.add_prefix("api_key_env")] = ""
+        return data
 
     def clean_prompt(self):
         prompt = self.cleaned_data["prompt"]

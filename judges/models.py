@@ -25,6 +25,9 @@ class Judge(models.Model):
     model = models.CharField(max_length=200)
     # The NAME of the environment variable holding the key, never the key itself.
     api_key_env = models.CharField(max_length=100)
+    # Configured by the server's operator (``add_judge``): it may name any host, and any
+    # ASSAY_JUDGE_KEY_* variable without the project being listed for it (judges.endpoints).
+    configured_by_operator = models.BooleanField(default=False, editable=False)
     prompt = models.TextField()
     temperature = models.FloatField(default=0.0)
     max_tokens = models.PositiveIntegerField(default=200)

@@ -4,7 +4,6 @@ cancel, resume and retry. The calls themselves run in the worker (``judges.engin
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -22,11 +21,11 @@ from annotator.models import (
 )
 from formats.errors import Problem, define, gettext_noop
 
+from .endpoints import key_problem
 from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
 from .prompts import DEFAULT_PROMPT, normalise_prompt, render, unknown_placeholders, values_for
 from .scope import Pair, scope_pairs
 
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 VERSIONED = ("prompt", "model", "temperature", "max_tokens")
 SETTINGS = (
     "base_url",
@@ -39,13 +38,6 @@ SETTINGS = (
 )
 
 
-KEY_BY_NAME = define(
-    "judge.key_by_name",
-    gettext_noop(
-        "the API key is given by the NAME of an environment variable (letters, digits and _), "
-        "never the key itself"
-    ),
-)
 UNKNOWN_PLACEHOLDERS = define(
     "judge.unknown_placeholders", gettext_noop("unknown placeholders in the prompt: %(names)s")
 )
@@ -76,9 +68,11 @@ class JudgeError(ValueError):
         self.problem = problem
 
 
-def check_settings(*, api_key_env: str, prompt: str) -> None:
-    if not ENV_NAME.fullmatch(api_key_env or ""):
-        raise JudgeError(KEY_BY_NAME())
+def check_settings(*, project: Project, api_key_env: str, prompt: str, by_operator: bool) -> None:
+    """The key and endpoint rules (``judges.endpoints``) and the prompt's placeholders."""
+    problem = key_problem(api_key_env, project=project.slug, by_operator=by_operator)
+    if problem is not None:
+        raise JudgeError(problem)
     unknown = unknown_placeholders(prompt)
     if unknown:
         raise JudgeError(UNKNOWN_PLACEHOLDERS(names=", ".join(unknown)))
@@ -121,14 +115,34 @@ def _new_version(judge: Judge) -> JudgeVersion:
 
 
 def create_judge(
-    project: Project, *, slug: str, name: str, prompt: str | None = None, **fields
+    project: Project,
+    *,
+    slug: str,
+    name: str,
+    prompt: str | None = None,
+    by_operator: bool = False,
+    **fields,
 ) -> Judge:
+    """A new judge; ``by_operator`` when the server's operator configures it (``add_judge``),
+    else (the web) its key must be allowed for the project and its host public or allowed."""
     prompt = normalise_prompt(prompt or DEFAULT_PROMPT)
-    check_settings(api_key_env=fields.get("api_key_env", ""), prompt=prompt)
+    check_settings(
+        project=project,
+        api_key_env=fields.get("api_key_env", ""),
+        prompt=prompt,
+        by_operator=by_operator,
+    )
     if Judge.objects.filter(project=project, slug=slug).exists():
         raise JudgeError(JUDGE_EXISTS(project=project.slug, slug=repr(slug)))
     with transaction.atomic():
-        judge = Judge(project=project, slug=slug, name=name, prompt=prompt, **fields)
+        judge = Judge(
+            project=project,
+            slug=slug,
+            name=name,
+            prompt=prompt,
+            configured_by_operator=by_operator,
+            **fields,
+        )
         judge.full_clean(exclude=["project"])
         judge.save()
         _new_version(judge)
@@ -148,14 +162,24 @@ def shaping(source: Judge | JudgeVersion) -> dict:
     }
 
 
-def update_judge(judge: Judge, **fields) -> JudgeVersion:
+def update_judge(judge: Judge, *, by_operator: bool = False, **fields) -> JudgeVersion:
     """Change a judge; a real change to what shapes its answers (``shaping``) starts a new
     version, anything else (the same prompt sent back with other line endings, the
-    timeout, the rate limit …) changes the settings only."""
+    timeout, the rate limit …) changes the settings only. A judge the operator configured
+    stays the operator's until its endpoint or key is changed from elsewhere (the web);
+    then the web's rules apply to it."""
     merged = {f: fields.get(f, getattr(judge, f)) for f in (*VERSIONED, *SETTINGS, "name")}
     merged["prompt"] = normalise_prompt(merged["prompt"])
     merged["model"] = merged["model"].strip()
-    check_settings(api_key_env=merged["api_key_env"], prompt=merged["prompt"])
+    moved = any(merged[f] != getattr(judge, f) for f in ("base_url", "api_key_env"))
+    operator = by_operator or (judge.configured_by_operator and not moved)
+    check_settings(
+        project=judge.project,
+        api_key_env=merged["api_key_env"],
+        prompt=merged["prompt"],
+        by_operator=operator,
+    )
+    merged["configured_by_operator"] = operator
     with transaction.atomic():
         for field, value in merged.items():
             setattr(judge, field, value)

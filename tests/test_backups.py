@@ -299,7 +299,8 @@ def test_a_project_with_judges_is_restored_beside_itself(full_project, tmp_path)
         name="GPT",
         base_url="https://api.example.org/v1",
         model="m",
-        api_key_env="ASSAY_TEST_KEY",
+        api_key_env="ASSAY_JUDGE_KEY_T",
+        by_operator=True,
     )
     exported = tmp_path / "acme.zip"
     call_command("export_project", "acme", "-o", str(exported))
@@ -309,3 +310,5 @@ def test_a_project_with_judges_is_restored_beside_itself(full_project, tmp_path)
     assert copy.annotator.username == "judge-acme-restored-gpt-v1"
     assert judge.current.annotator.username == "judge-acme-gpt-v1"
     assert restored.memberships.filter(user=copy.annotator, is_pseudo=True).exists()
+    # A backup may come from anyone: its judges are not the operator's.
+    assert judge.configured_by_operator and not copy.judge.configured_by_operator

@@ -109,7 +109,8 @@ def judge_jobs(personas, corpus):
         name="J",
         base_url="http://127.0.0.1:1/v1",
         model="m",
-        api_key_env="J_KEY",
+        api_key_env="ASSAY_JUDGE_KEY_J",
+        by_operator=True,
     )
     jobs = [
         JudgeJob.objects.create(version=judge.current, scope="pool", budget=10) for _ in range(3)

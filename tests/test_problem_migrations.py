@@ -104,7 +104,7 @@ def judging_rows(django_user_model):
             name="J",
             base_url="http://x/v1",
             model="m",
-            api_key_env="K",
+            api_key_env="ASSAY_JUDGE_KEY_K",
             prompt="p",
         )
         version = model("judges", "JudgeVersion").objects.create(

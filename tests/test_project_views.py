@@ -123,7 +123,8 @@ def site_objects(personas, corpus):
         name="J",
         base_url="http://127.0.0.1:1/v1",
         model="m",
-        api_key_env="J_KEY",
+        api_key_env="ASSAY_JUDGE_KEY_J",
+        by_operator=True,
     )
     job = start_job(plan_job(judge, scope="pool", level="chunk"), enqueue=False)
     return {

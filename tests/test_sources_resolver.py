@@ -77,7 +77,13 @@ def test_resolver_kinds_versions_and_the_default(personas, corpus):
 
     project = personas["project"]
     judge = create_judge(
-        project, slug="gpt", name="G", base_url="http://127.0.0.1:1/v1", model="m", api_key_env="K"
+        project,
+        slug="gpt",
+        name="G",
+        base_url="http://127.0.0.1:1/v1",
+        model="m",
+        api_key_env="ASSAY_JUDGE_KEY_K",
+        by_operator=True,
     )
     update_judge(judge, prompt=judge.prompt + " v2")
     from annotator.importing.judgments import label_annotator
@@ -221,7 +227,13 @@ def test_judge_labels_never_count_by_default(personas, corpus):
 
     project = personas["project"]
     judge = create_judge(
-        project, slug="j", name="J", base_url="http://127.0.0.1:1/v1", model="m", api_key_env="K"
+        project,
+        slug="j",
+        name="J",
+        base_url="http://127.0.0.1:1/v1",
+        model="m",
+        api_key_env="ASSAY_JUDGE_KEY_K",
+        by_operator=True,
     )
     run = Run(project=project, name="r", level="chunk", chunking=corpus["chunking"])
     run.set_results(np.array([corpus["query"].pk]), np.array([corpus["chunk"].pk]), np.ones(1))

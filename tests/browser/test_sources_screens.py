@@ -81,6 +81,7 @@ def judged(personas, monkeypatch):
             base_url=server.base_url,
             model=MODEL,
             api_key_env=KEY_ENV,
+            by_operator=True,
             concurrency=2,
             rpm=0,
             budget=200,

@@ -13,7 +13,7 @@ from metrics.models import Run
 from .fake_llm import MODEL, FakeLLM
 
 KEY = "sk-test-Zq8s7Kx2Lm4Np6Rt9Vw1"  # a made-up key; tests check it never lands anywhere
-KEY_ENV = "ASSAY_TEST_JUDGE_KEY"
+KEY_ENV = "ASSAY_JUDGE_KEY_TEST"
 
 # Passages: each one's marker decides what the fake model answers for it.
 PASSAGES = [
@@ -77,6 +77,7 @@ def judging(personas, monkeypatch, settings):
             base_url=server.base_url,
             model=MODEL,
             api_key_env=KEY_ENV,
+            by_operator=True,
             concurrency=3,
             rpm=0,
             budget=500,
@@ -99,3 +100,24 @@ class Sleeps(list):
 
     def __call__(self, seconds: float) -> None:
         self.append(seconds)
+
+
+# Names the tests resolve without a network: a public address, and a name that resolves to
+# loopback (as an attacker's DNS would).
+FAKE_DNS = {"llm.example.org": "93.184.215.14", "evil.example.org": "127.0.0.1"}
+
+
+@pytest.fixture
+def public_dns(monkeypatch):
+    """``socket.getaddrinfo`` answering FAKE_DNS's names, everything else as before."""
+    import socket
+
+    real = socket.getaddrinfo
+
+    def resolve(host, port, *args, **kwargs):
+        if host in FAKE_DNS:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (FAKE_DNS[host], port or 0))]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    return FAKE_DNS

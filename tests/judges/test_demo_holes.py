@@ -88,6 +88,7 @@ def test_job_over_the_demo_holes(personas, demo_slice):
             base_url=server.base_url,
             model=MODEL,
             api_key_env=KEY_ENV,
+            by_operator=True,
             concurrency=2,
             rpm=0,
             budget=1000,

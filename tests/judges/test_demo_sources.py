@@ -49,6 +49,7 @@ def judged_demo(personas, demo_slice):  # noqa: F811
             base_url=server.base_url,
             model=MODEL,
             api_key_env=KEY_ENV,
+            by_operator=True,
             concurrency=2,
             rpm=0,
             budget=1000,

@@ -62,7 +62,7 @@ def test_add_judge_defaults_to_the_umbrela_style_prompt(judging):
         "--model",
         "m",
         "--api-key-env",
-        "SOME_VAR",
+        "ASSAY_JUDGE_KEY_SOME",
     )
     assert Judge.objects.get(slug="plain").prompt == normalise_prompt(DEFAULT_PROMPT)
 
@@ -70,9 +70,9 @@ def test_add_judge_defaults_to_the_umbrela_style_prompt(judging):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--api-key-env", "sk-live-abc"], "NAME of an environment variable"),
-        (["--api-key-env", "VAR", "--temperature", "5"], "temperature"),
-        (["--api-key-env", "VAR", "--budget", "0"], "budget"),
+        (["--api-key-env", "sk-live-abc"], "looks like an API key"),
+        (["--api-key-env", "ASSAY_JUDGE_KEY_V", "--temperature", "5"], "temperature"),
+        (["--api-key-env", "ASSAY_JUDGE_KEY_V", "--budget", "0"], "budget"),
     ],
 )
 def test_add_judge_refuses_bad_settings_and_writes_nothing(judging, args, message):
@@ -97,7 +97,7 @@ def test_add_judge_refuses_unknown_placeholders(judging, tmp_path):
             "--model",
             "m",
             "--api-key-env",
-            "VAR",
+            "ASSAY_JUDGE_KEY_V",
             "--prompt",
             str(prompt),
         )

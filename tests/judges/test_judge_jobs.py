@@ -167,20 +167,20 @@ def test_timeouts_are_retried_then_recorded(judging, settings):
 
 @pytest.mark.parametrize(
     ("change", "failure"),
-    [({"api_key_env": "ASSAY_TEST_OTHER_KEY"}, "auth"), ({"model": "no-such-model"}, "not_found")],
+    [({"api_key_env": "ASSAY_JUDGE_KEY_OTHER"}, "auth"), ({"model": "no-such-model"}, "not_found")],
 )
 def test_refused_key_or_unknown_model_fail_every_pair_without_more_calls(
     judging, monkeypatch, change, failure
 ):
-    monkeypatch.setenv("ASSAY_TEST_OTHER_KEY", "sk-wrong-key-123456")
-    update_judge(judging["judge"], concurrency=1, **change)
+    monkeypatch.setenv("ASSAY_JUDGE_KEY_OTHER", "sk-wrong-key-123456")
+    update_judge(judging["judge"], concurrency=1, by_operator=True, **change)
     job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
     assert set(job.pairs.values_list("status", "failure")) == {(PairStatus.FAILED, failure)}
     assert job.calls == len(judging["server"].requests) == 1
 
 
 def test_unset_key_variable_fails_every_pair_with_no_call(judging, monkeypatch):
-    monkeypatch.delenv("ASSAY_TEST_JUDGE_KEY")
+    monkeypatch.delenv("ASSAY_JUDGE_KEY_TEST")
     job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
     assert set(job.pairs.values_list("failure", flat=True)) == {"no_key"}
     assert job.calls == 0 and not judging["server"].requests
@@ -188,7 +188,9 @@ def test_unset_key_variable_fails_every_pair_with_no_call(judging, monkeypatch):
 
 def test_unreachable_endpoint_is_a_recorded_failure(judging, settings):
     settings.ASSAY_JUDGE_ATTEMPTS = 2
-    update_judge(judging["judge"], base_url="http://127.0.0.1:9/v1", concurrency=1)
+    update_judge(
+        judging["judge"], base_url="http://127.0.0.1:9/v1", concurrency=1, by_operator=True
+    )
     job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
     assert set(job.pairs.values_list("failure", flat=True)) == {"unreachable"}
     assert job.calls == 2  # the first pair's attempts; the rest end without calls

@@ -30,8 +30,10 @@ def run_jobs(judging, monkeypatch):
         plan_job(judging["judge"], scope="holes", level="chunk", chunking="c"), enqueue=False
     )
     execute_job(job.pk, sleep=Sleeps())
-    monkeypatch.setenv("ASSAY_TEST_WRONG_KEY", WRONG_KEY)
-    update_judge(judging["judge"], api_key_env="ASSAY_TEST_WRONG_KEY", concurrency=1)
+    monkeypatch.setenv("ASSAY_JUDGE_KEY_WRONG", WRONG_KEY)
+    update_judge(
+        judging["judge"], api_key_env="ASSAY_JUDGE_KEY_WRONG", concurrency=1, by_operator=True
+    )
     job = start_job(
         plan_job(judging["judge"], scope="pool", level="chunk", chunking="c", qids=["q1"]),
         enqueue=False,
@@ -46,7 +48,7 @@ def test_key_is_used_but_never_stored_nor_logged(judging, monkeypatch, caplog):
     assert any(r["auth"] == f"Bearer {KEY}" for r in server.requests)  # the key was sent
     assert refused.pairs.filter(failure="auth").exists()
     dump = database_text()
-    assert "ASSAY_TEST_JUDGE_KEY" in dump or "ASSAY_TEST_WRONG_KEY" in dump  # the name is stored
+    assert "ASSAY_JUDGE_KEY_TEST" in dump or "ASSAY_JUDGE_KEY_WRONG" in dump  # the name is stored
     for secret in (KEY, WRONG_KEY, KEY[-8:], WRONG_KEY[-8:]):
         assert secret not in dump
         assert secret not in caplog.text

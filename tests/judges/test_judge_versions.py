@@ -49,6 +49,7 @@ def default_judge(personas):
         base_url="http://127.0.0.1:1/v1",
         model="m",
         api_key_env=KEY_ENV,
+        by_operator=True,
     )
 
 
@@ -83,13 +84,17 @@ def test_saving_unchanged_settings_with_crlf_makes_no_new_version(login, persona
         ("rpm", "7"),
         ("concurrency", "1"),
         ("budget", "9"),
-        ("api_key_env", "OTHER_KEY"),
+        ("api_key_env", "ASSAY_JUDGE_KEY_OTHER"),
         ("name", "Renamed"),
     ],
 )
 def test_settings_that_do_not_shape_answers_never_make_a_version(
-    login, personas, default_judge, field, value
+    login, personas, default_judge, field, value, monkeypatch, settings
 ):
+    # A new key variable from the web needs the project listed for it, and its loopback
+    # endpoint allowed by the operator.
+    monkeypatch.setenv("ASSAY_JUDGE_KEY_OTHER_PROJECTS", "acme")
+    settings.ASSAY_JUDGE_ALLOWED_HOSTS = ["127.0.0.1"]
     judge = default_judge
     response = login(personas["owner"]).post(
         reverse("judges:detail", args=["acme", judge.pk]), settings_form(judge, **{field: value})

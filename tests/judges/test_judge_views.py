@@ -72,14 +72,15 @@ def test_blind_annotators_see_no_judge_label_nor_link(login, judging, finished_j
     assert reverse("judges:list", args=["acme"]) not in page
 
 
-def test_owner_adds_a_judge_from_the_page(login, judging):
+def test_owner_adds_a_judge_from_the_page(login, judging, monkeypatch, public_dns):
+    monkeypatch.setenv("ASSAY_JUDGE_KEY_WEB_PROJECTS", "acme")
     client = login(judging["owner"])
     data = {
         "slug": "web",
         "name": "Web judge",
-        "base_url": "http://127.0.0.1:1/v1",
+        "base_url": "https://llm.example.org/v1",
         "model": "m",
-        "api_key_env": "WEB_KEY",
+        "api_key_env": "ASSAY_JUDGE_KEY_WEB",
         "prompt": "{{query}} {{passage}} JSON",
         "temperature": "0",
         "max_tokens": "50",

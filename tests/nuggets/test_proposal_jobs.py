@@ -71,6 +71,7 @@ def proposing(personas, monkeypatch, settings):
             base_url=server.base_url,
             model=MODEL,
             api_key_env=KEY_ENV,
+            by_operator=True,
             concurrency=2,
             rpm=0,
             budget=100,

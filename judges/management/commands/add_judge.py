@@ -10,7 +10,9 @@ from judges.services import JudgeError, create_judge
 class Command(BaseCommand):
     help = (
         "Add an LLM judge to a project: an OpenAI-compatible endpoint and model; the API key "
-        "is read at run time from the environment variable named by --api-key-env."
+        "is read at run time from the environment variable named by --api-key-env "
+        "(ASSAY_JUDGE_KEY_<NAME>). A judge added here is the operator's: it may call any "
+        "host (a model server on loopback too) and use any ASSAY_JUDGE_KEY_* variable."
     )
 
     def add_arguments(self, parser):
@@ -19,7 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1")
         parser.add_argument("--model", required=True)
         parser.add_argument(
-            "--api-key-env", required=True, help="NAME of the variable holding the key"
+            "--api-key-env",
+            required=True,
+            help="NAME of the variable holding the key: ASSAY_JUDGE_KEY_<NAME>",
         )
         parser.add_argument(
             "--prompt", help="a file with the prompt template (default: UMBRELA-style)"
@@ -68,6 +72,7 @@ class Command(BaseCommand):
                 concurrency=options["concurrency"],
                 rpm=options["rpm"],
                 budget=options["budget"],
+                by_operator=True,
             )
         except JudgeError as error:
             raise CommandError(str(error)) from None

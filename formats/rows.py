@@ -187,11 +187,16 @@ class RowSource:
         import openpyxl
 
         check_workbook(self.path, self.max_bytes)
+        # Opened as a file, not by name: the content decided it is a workbook, and
+        # openpyxl refuses a name that does not end in .xlsx (an upload called file.zip).
+        handle = open(self.path, "rb")  # noqa: SIM115 (closed after the last row)
         try:
-            workbook = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
+            workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True)
         except SyntaxError as error:  # xml.etree's ParseError: an undefined entity…
+            handle.close()
             raise FileRejected([WORKBOOK_XML(error=str(error))]) from None
         except (zipfile.BadZipFile, KeyError, OSError, ValueError):
+            handle.close()
             raise FileRejected([NOT_XLSX()]) from None
         try:
             sheet = workbook.worksheets[0]
@@ -227,6 +232,7 @@ class RowSource:
                 )
         finally:
             workbook.close()
+            handle.close()
 
 
 def _csv_problem(error: csv.Error, start: int, at: int) -> Problem:

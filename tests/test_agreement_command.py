@@ -105,10 +105,11 @@ def test_jsonl_without_query_and_format_override(tmp_path):
     assert report["per_query"] == {}
     assert report["percent_agreement"] == 0.5
     assert report["pairs"][0]["n"] == 2
-    odd = write_jsonl(tmp_path / "labels.txt", rows)  # extension says CSV
-    with pytest.raises(CommandError, match="line 1: the header lacks"):
-        run(odd)
+    odd = write_jsonl(tmp_path / "labels.txt", rows)  # the name says nothing: the content decides
+    assert run_json(odd) == report
     assert run_json(odd, "--format", "jsonl") == report
+    with pytest.raises(CommandError, match="line 1: the header lacks"):
+        run(odd, "--format", "csv")
 
 
 def test_domain_is_used_even_for_unseen_grades(tmp_path):

@@ -201,3 +201,34 @@ def test_large_uploads_go_to_the_worker_and_answer_202_with_the_job(
     assert failed["status"] == "failed"
     assert failed["lines"] == ["line 1: score 'x' is not a number"]
     assert not Run.objects.filter(name="bad").exists()
+
+
+def test_a_workbook_is_known_by_its_content_whatever_its_name(personas, corpus, tokens):
+    """An upload the content shows is a workbook is read as one under any name (openpyxl
+    itself refuses names not ending in .xlsx), and a broken one is a 400, not a 500."""
+    import io
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["qid", "docid", "score"])
+    book.active.append(["q1", "d1#0", 2.0])
+    content = io.BytesIO()
+    book.save(content)
+    client = Client(enforce_csrf_checks=True)
+    url = reverse("api:upload_run", args=["acme"])
+    named_zip = SimpleUploadedFile("file.zip", content.getvalue())
+    response = client.post(
+        url, {"file": named_zip, "name": "w", "chunking": "c256"}, **bearer(tokens["owner"])
+    )
+    assert response.status_code == 201, response.content
+    # A zip whose bytes were mangled in transit (as a fuzzer sent it): not a workbook.
+    broken = b"PK\x03\x04\x14\x00\x00\x00\x00\x00P\xef\xbf\xbd;]C\xef\xbf\xbd" + b"\x00" * 30
+    response = client.post(
+        url,
+        {"file": SimpleUploadedFile("file.zip", broken), "name": "b", "chunking": "c256"},
+        **bearer(tokens["owner"]),
+    )
+    assert response.status_code == 400
+    assert response.json()["lines"] == ["the file is not an Excel workbook (.xlsx)"]
+    assert not Run.objects.filter(name="b").exists()

@@ -67,7 +67,7 @@ def test_import_form_marks_each_option_with_its_kinds(login, personas):
     for for_kinds, block in blocks:
         field = re.search(r'id="id_(\w+)"', block).group(1)
         by_field[field] = for_kinds.split()
-    assert by_field["annotator"] == ["labels"] and by_field["run_name"] == ["run"]
+    assert by_field["annotator"] == ["labels"] and by_field["run_name"] == ["run", "answers"]
     assert by_field["replace"] == ["files"] and by_field["keep_known"] == ["run"]
     assert "files" not in by_field["format"] and "documents" in by_field["format"]
     assert by_field["file"] == [] and by_field["kind"] == []  # for every kind

@@ -179,11 +179,13 @@ def test_import_page_shows_the_drop_count(login, personas, bench, tmp_path):
     from annotator.import_jobs import execute_job
     from annotator.models import ImportJob
 
+    from annotator import file_store
+
     path = _write(tmp_path, [("q0", "d0#0", 3), ("q0", "nope", 1)])
     job = ImportJob.objects.create(
         project=bench["project"],
         kind="run",
-        path=str(path),
+        path=file_store.put(f"uploads/imports/{path.name}", path),
         filename="run.trec",
         size=path.stat().st_size,
         options={"name": "kk", "chunking": "halves", "keep_known": True},

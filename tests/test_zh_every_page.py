@@ -105,6 +105,8 @@ ALLOWED = {
     "ir_measures",
     "ndcg_cut",
     "ndeval",  # a program's name, like trec_eval
+    "rag",  # retrieval-augmented generation: the track's and the field's name, like LLM
+    "references",  # a field of TREC RAG answer files, typed as it is
     # Label source tokens, typed as they are in URLs, the API and commands.
     "people",
     "assessors",

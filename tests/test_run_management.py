@@ -176,10 +176,9 @@ def test_keep_known_upload_says_how_many_lines_were_dropped(personas, bench, tmp
 
 
 def test_import_page_shows_the_drop_count(login, personas, bench, tmp_path):
+    from annotator import file_store
     from annotator.import_jobs import execute_job
     from annotator.models import ImportJob
-
-    from annotator import file_store
 
     path = _write(tmp_path, [("q0", "d0#0", 3), ("q0", "nope", 1)])
     job = ImportJob.objects.create(

@@ -506,3 +506,25 @@ def test_preference_measures_as_trec_eval_10_prints_them(tmp_path):
     (tmp_path / "bad").write_text("q1 g1 s1 d1 2\nq1 g1 s2 d1 0\nq1 g1 s2 d2 1\n")
     with pytest.raises(CommandError, match="both level 0 and a level above 0 in group 'g1'"):
         trec_eval("-m", "all_prefs", "-R", "prefs", tmp_path / "bad", tmp_path / "run")
+
+
+def test_judged_only_query_without_a_judged_result_prints_trec_eval_s_nan(tmp_path):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 e1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 x 1 1 r\nq2 Q0 e1 1 1 r\n")
+    files = (tmp_path / "qrels", tmp_path / "run")
+    measures = ("-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg.0,1", "-m", "num_ret")
+    # trec_eval 10.0's output: with -J, q1 keeps no result; precision 0/0 at level 0.
+    assert trec_eval("-q", "-J", *measures, *files).splitlines() == [
+        "num_ret               \tq1\t0",
+        "iprec_at_recall_0.00  \tq1\t  -nan",
+        "iprec_at_recall_0.50  \tq1\t0.0000",
+        "11pt_avg_0,1          \tq1\t  -nan",
+        "num_ret               \tq2\t1",
+        "iprec_at_recall_0.00  \tq2\t1.0000",
+        "iprec_at_recall_0.50  \tq2\t1.0000",
+        "11pt_avg_0,1          \tq2\t1.0000",
+        "num_ret               \tall\t1",
+        "iprec_at_recall_0.00  \tall\t  -nan",
+        "iprec_at_recall_0.50  \tall\t0.5000",
+        "11pt_avg_0,1          \tall\t  -nan",
+    ]

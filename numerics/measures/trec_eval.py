@@ -21,6 +21,7 @@ from numerics.preferences import MEASURES as PREFERENCE_MEASURES
 
 from . import ranked_lists as lists
 from .names import FAMILIES, Measure, parse_measure
+from .ranked import recall_level_rank
 from .ranking import JudgedRows, cumsum_within
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -382,9 +383,32 @@ def values(
         elif column.special:
             out[column.name] = _special(rows, column, rel, collection)
             if column.special == "utility":
-                answered = rows.n_ret > 0 if answered is None else answered
-                out[column.name] = np.where(answered, out[column.name], 0.0)
+                ran = rows.n_ret > 0 if answered is None else answered
+                out[column.name] = np.where(ran, out[column.name], 0.0)
+    if answered is not None:
+        _answered_empty(rows, columns, out, answered, rel)
     return out
+
+
+def _answered_empty(rows: JudgedRows, columns: list[Column], out: dict, answered, rel: int):
+    """trec_eval's interpolated precision of a query the run answers with no result left
+    (``-J`` without a judged result): precision 0 / 0 at the recall levels x with
+    lround(x·R) = 0, NaN, printed ``-nan`` (``m_iprec_at_recall.c``); ``11pt_avg`` sums
+    it. Only ``trec_eval``'s output asks for this (``answered`` given)."""
+    empty = answered & (rows.n_ret == 0)
+    if not empty.any():
+        return
+    for column in columns:
+        m = column.measure
+        if m is not None and m.family == "IPrec":
+            levels, level_rel = (float(m.cutoff),), rel if m.rel is None else m.rel
+        elif column.special == "11pt_avg":
+            levels, level_rel = column.levels, rel
+        else:
+            continue
+        num_rel = rows.num_rel(level_rel)
+        zero = np.any([recall_level_rank(x, num_rel) == 0 for x in levels], axis=0)
+        out[column.name] = np.where(empty & zero, np.nan, out[column.name])
 
 
 def _special(rows: JudgedRows, column: Column, rel: int, collection: int):
@@ -497,8 +521,12 @@ def _sequential_sum(values: np.ndarray) -> float:
 
 
 def formatted(column: Column, value, *, zscore: bool = False) -> str:
+    """A value as trec_eval prints it: ``%6.4f`` (NaN as C prints 0.0 / 0.0, ``-nan``),
+    counts as integers, ``relstring`` quoted."""
     if column.special == "relstring":
         return f"'{value}'"
+    if value != value:
+        return "  -nan"
     if column.integer and not zscore:
         return str(int(value))
     return f"{value:.4f}"

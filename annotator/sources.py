@@ -236,3 +236,15 @@ def source_labels(project: Project, usernames: list[str]) -> dict[str, str]:
         else:
             labels[name] = ASSESSORS if kind == SourceKind.ASSESSORS else PEOPLE
     return labels
+
+
+def pinned_sources(project: Project, sources: Sources) -> list[str]:
+    """What a frozen gold set records of ``sources``: ``people`` and ``assessors`` as
+    chosen, and each chosen judge as the version it stood for (``judge:<slug>@<n>``:
+    ``judge:x`` and ``judges`` mean other versions once a judge has a new one)."""
+    judges = source_labels(
+        project, [name for name, label in sources.chosen.items() if label != ASSESSORS]
+    )
+    pinned = [PEOPLE] if sources.people else []
+    pinned += [ASSESSORS] if ASSESSORS in sources.tokens else []
+    return pinned + sorted(set(judges.values()))

@@ -8,7 +8,7 @@ from django.db.models import Max
 from annotator.labels import Evidence
 from annotator.models import Judgment, Project, Query
 from annotator.revisions import bump
-from annotator.sources import PEOPLE, resolve_sources, source_labels
+from annotator.sources import PEOPLE, pinned_sources, resolve_sources, source_labels
 from numerics.grades import check_grade
 from numerics.mapping import MappingPolicy
 
@@ -79,7 +79,7 @@ def gold_policy(
     if annotators is None:
         resolved = resolve_sources(project, sources or (PEOPLE,))
         chosen = choose_annotators(project, None, resolved)
-        recorded_sources = resolved.names
+        recorded_sources = pinned_sources(project, resolved)
     else:
         chosen = choose_annotators(project, annotators)
         recorded_sources = sorted(set(source_labels(project, chosen).values()))

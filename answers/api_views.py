@@ -14,7 +14,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from annotator.access import get_project_for_user
+from annotator.access import get_project_for_user, reads_live_grades
 from annotator.importing import run_import
 from annotator.models import Role
 from annotator.problems import as_data
@@ -102,3 +102,29 @@ def upload(request: HttpRequest, slug: str) -> JsonResponse:
             )
     run = AnswerRun.objects.select_related("chunking").get(project=project, name=data["name"])
     return JsonResponse({**answer_run_json(run), "imported": result.created}, status=201)
+
+
+def metrics_json(run: AnswerRun) -> dict:
+    """A run's measures, as the API and ``answer_metrics --json`` give them."""
+    from .metrics import run_scores
+
+    scores = run_scores(run)
+    return {
+        "answer_run": answer_run_json(run),
+        "measures": scores.summary(),
+        "per_query": scores.per_query(),
+    }
+
+
+@token_required
+@require_GET
+def answer_run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
+    """Each measure's mean over the run's answers (with how many it is defined for) and
+    every answer's values; for those who read live grades."""
+    project, membership = get_project_for_user(request, slug)
+    if not reads_live_grades(membership):
+        return JsonResponse({"error": "answer measures stand on the live judgements"}, status=403)
+    run = AnswerRun.objects.filter(project=project, pk=pk).select_related("chunking").first()
+    if run is None:
+        return JsonResponse({"error": "no such answer run"}, status=404)
+    return JsonResponse(metrics_json(run))

@@ -260,3 +260,19 @@ def run_scores_of_answer(run: AnswerRun, answer_pk: int) -> dict:
         if row["answer"] == answer_pk:
             return {name: row[name] for name in MEASURES}
     return {}
+
+
+def export_table(project) -> tuple[list[str], list[list]]:
+    """Each active answer run's means (``export_metrics --table answers``): a row per run,
+    a column per measure and one with how many answers it is defined for."""
+    header = ["answer_run", "answers"]
+    for name in MEASURES:
+        header += [name, f"{name}_answers"]
+    rows = []
+    for run in AnswerRun.objects.filter(project=project).active():
+        summary = run_scores(run).summary()
+        row = [run.name, run.n_answers]
+        for name in MEASURES:
+            row += [summary[name]["mean"], summary[name]["answers"]]
+        rows.append(row)
+    return header, rows

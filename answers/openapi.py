@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.openapi import ERROR, SLUG, errors, ok, operation, parameter, schema_object
+from api.openapi import ERROR, RUN_ID, SLUG, errors, ok, operation, parameter, schema_object
 
 ANSWER_RUN = schema_object(
     ["id", "name", "format", "parameters", "tags", "archived", "answers"],
@@ -55,7 +55,55 @@ UPLOAD = {
     },
 }
 
+MEASURE = schema_object(
+    ["mean", "answers"],
+    {
+        "mean": {"type": "number", "nullable": True},
+        "answers": {"type": "integer", "description": "answers where the measure is defined"},
+    },
+)
+MEASURE_NAMES = [
+    "all_strict",
+    "all_weak",
+    "vital_strict",
+    "vital_weak",
+    "coverage_needed",
+    "coverage_all",
+    "support_precision_strict",
+    "support_precision_weak",
+    "citation_recall",
+    "citation_validity",
+    "crag",
+    "correct",
+]
+METRICS = schema_object(
+    ["answer_run", "measures", "per_query"],
+    {
+        "answer_run": ANSWER_RUN,
+        "measures": schema_object(MEASURE_NAMES, {name: MEASURE for name in MEASURE_NAMES}),
+        "per_query": {
+            "type": "array",
+            "items": schema_object(
+                ["qid", "answer"],
+                {
+                    "qid": {"type": "string"},
+                    "answer": {"type": "integer"},
+                    **{name: {"type": "number", "nullable": True} for name in MEASURE_NAMES},
+                },
+            ),
+        },
+    },
+)
+
 PATHS = {
+    "/api/p/{slug}/answers/{id}/metrics/": {
+        "get": operation(
+            "An answer run's measures: nugget scores, citation coverage, support, recall "
+            "and validity, CRAG; means over the answers where defined, and every answer's",
+            [SLUG, RUN_ID],
+            {**ok(METRICS), **errors(401, 403, 404)},
+        )
+    },
     "/api/p/{slug}/answers/": {
         "get": operation(
             "The project's answer runs (archived ones with archived=true)",

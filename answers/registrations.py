@@ -8,11 +8,13 @@ from django.utils.translation import gettext_lazy as _
 def register_all() -> None:
     from annotator.importing import ImportKind, register_kind
     from api.openapi import register_paths
+    from metrics.export_tables import register_export_table
 
-    from . import openapi
+    from . import metrics, openapi
     from .importing import load_answers
 
     register_paths(openapi.PATHS)
+    register_export_table("answers", metrics.export_table)
     register_kind(
         ImportKind(
             "answers",

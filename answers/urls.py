@@ -1,9 +1,17 @@
 from django.urls import path
 
-from . import api_views
+from . import api_views, views
 
 app_name = "answers"
 
 urlpatterns = [
+    path("p/<slug:slug>/answers/", views.dashboard, name="dashboard"),
+    path("p/<slug:slug>/answers/<int:pk>/", views.run_detail, name="run_detail"),
+    path("p/<slug:slug>/answers/<int:pk>/<int:answer>/", views.answer_view, name="answer"),
     path("api/p/<slug:slug>/answers/", api_views.answer_runs, name="api_answer_runs"),
+    path(
+        "api/p/<slug:slug>/answers/<int:pk>/metrics/",
+        api_views.answer_run_metrics,
+        name="api_answer_metrics",
+    ),
 ]

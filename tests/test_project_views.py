@@ -90,6 +90,11 @@ PAGE_ROLES = {
     "api:gate": "api",
     "api:run_job": "api",
     "answers:api_answer_runs": "api",
+    "answers:api_answer_metrics": "api",
+    # Answer runs: measured on everyone's live judgements, like metrics on live labels.
+    "answers:dashboard": LIVE_READERS,
+    "answers:run_detail": LIVE_READERS,
+    "answers:answer": LIVE_READERS,
 }
 
 
@@ -127,7 +132,23 @@ def site_objects(personas, corpus):
         by_operator=True,
     )
     job = start_job(plan_job(judge, scope="pool", level="chunk"), enqueue=False)
+    from answers.models import Answer, AnswerRun, Citation, Sentence
+
+    answer_run = AnswerRun.objects.create(project=personas["project"], name="ar", shape="simple")
+    answer = Answer.objects.create(run=answer_run, query=corpus["query"], text="Wings lift.")
+    sentence = Sentence.objects.create(answer=answer, number=1, text="Wings lift.", start=0, end=11)
+    Citation.objects.create(
+        sentence=sentence,
+        answer=answer,
+        number=1,
+        granularity="passage",
+        document=corpus["document"],
+        start=0,
+        end=5,
+    )
     return {
+        # First: "answers:…" names pick the answer run before "run" is matched.
+        "answers": answer_run.pk,
         "run": run.pk,
         "query": corpus["query"].pk,
         "qid": corpus["query"].qid,
@@ -139,6 +160,7 @@ def site_objects(personas, corpus):
         "import": None,
         "judge": judge.pk,
         "job": job.pk,
+        "answer": answer.pk,
     }
 
 

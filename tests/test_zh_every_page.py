@@ -107,6 +107,7 @@ ALLOWED = {
     "ndeval",  # a program's name, like trec_eval
     "rag",  # retrieval-augmented generation: the track's and the field's name, like LLM
     "references",  # a field of TREC RAG answer files, typed as it is
+    "crag",  # the CRAG benchmark's name (its answer grade)
     # Label source tokens, typed as they are in URLs, the API and commands.
     "people",
     "assessors",
@@ -211,6 +212,9 @@ def data_values() -> tuple[list[str], set[str]]:
     from numerics.nuggets import NUGGET_FAMILIES
 
     strings += list(Nugget.objects.values_list("text", flat=True))
+    from answers.models import AnswerRun
+
+    strings += list(AnswerRun.objects.values_list("name", flat=True))
     strings = sorted({s for s in strings if s}, key=len, reverse=True)
     short = {w.lower() for s in strings if len(s) <= 80 for w in WORD.findall(s)}
     names = [*measure_names(), *NUGGET_FAMILIES]

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.http import QueryDict
 
 from annotator.models import Membership, Project, Role
+from metrics.export_tables import export_tables
 from metrics.forms import MetricsExportForm
 from metrics.tables import metrics_export
 from web.spreadsheets import csv_text, xlsx_bytes
@@ -31,6 +32,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--measure", action="append", default=[], help="repeatable")
         parser.add_argument("--run", default="", help="a run's id: per-query values")
+        parser.add_argument(
+            "--table",
+            default="",
+            help="another table instead of the runs' metrics: answers (each answer run's "
+            "measures); XLSX exports carry every such table as a sheet",
+        )
         parser.add_argument("--format", choices=["csv", "xlsx"], default="csv")
         parser.add_argument("--output", help="file to write (required for xlsx)")
 
@@ -42,6 +49,14 @@ class Command(BaseCommand):
         owner = Membership.objects.filter(project=project, role=Role.OWNER).first()
         if owner is None:
             raise CommandError(f"project {slug!r} has no owner")
+        tables = export_tables()
+        if options["table"]:
+            if options["table"] not in tables:
+                raise CommandError(
+                    f"no table {options['table']!r}; use one of {', '.join(sorted(tables))}"
+                )
+            self._write({options["table"]: tables[options["table"]](project)}, options)
+            return
         data = QueryDict(mutable=True)
         for key in ("level", "gold", "k", "mapping", "run", "format", "sources"):
             if options[key]:
@@ -55,12 +70,20 @@ class Command(BaseCommand):
         if exported is None:
             raise CommandError("this run cannot be evaluated at that level")
         _name, header, table = exported
+        sheets = {"metrics": (header, table)}
+        if options["format"] == "xlsx":
+            sheets.update({name: build(project) for name, build in tables.items()})
+        self._write(sheets, options)
+
+    def _write(self, sheets: dict, options) -> None:
+        """XLSX: every sheet; CSV: the first."""
         if options["format"] == "xlsx":
             if not options["output"]:
                 raise CommandError("--format xlsx needs --output FILE")
             with open(options["output"], "wb") as handle:
-                handle.write(xlsx_bytes({"metrics": (header, table)}))
+                handle.write(xlsx_bytes(sheets))
             return
+        header, table = next(iter(sheets.values()))
         text = csv_text(header, table)
         if options["output"]:
             with open(options["output"], "w", encoding="utf-8", newline="") as handle:

@@ -1,0 +1,92 @@
+"""Answer-run pages: the dashboard of answer runs (each measure's mean), a run's answers
+per query, and one answer's drill-down (each nugget's status, each citation's support).
+
+Every view resolves the project through ``annotator.access.get_project_for_user``
+(outsiders: 404); the numbers stand on everyone's live judgements and labels, so they are
+for those who read live grades (``require_grades``; annotators judge blind).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
+
+from annotator.access import get_project_for_user, require_grades
+
+from .metrics import MEASURES, answer_detail, run_scores
+from .models import Answer, AnswerRun
+from .presenting import measure_columns
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest, slug: str):
+    project, membership = get_project_for_user(request, slug)
+    require_grades(membership, None)
+    rows = []
+    for run in AnswerRun.objects.filter(project=project).active():
+        summary = run_scores(run).summary()
+        rows.append({"run": run, "means": [summary[name] for name in MEASURES]})
+    return TemplateResponse(
+        request,
+        "answers/dashboard.html",
+        {
+            "project": project,
+            "membership": membership,
+            "columns": measure_columns(),
+            "rows": rows,
+        },
+    )
+
+
+@login_required
+@require_GET
+def run_detail(request: HttpRequest, slug: str, pk: int):
+    project, membership = get_project_for_user(request, slug)
+    require_grades(membership, None)
+    run = get_object_or_404(AnswerRun, pk=pk, project=project)
+    scores = run_scores(run)
+    rows = [
+        {"qid": row["qid"], "answer": row["answer"], "values": [row[m] for m in MEASURES]}
+        for row in scores.per_query()
+    ]
+    summary = scores.summary()
+    return TemplateResponse(
+        request,
+        "answers/run_detail.html",
+        {
+            "project": project,
+            "membership": membership,
+            "run": run,
+            "columns": measure_columns(),
+            "means": [summary[name] for name in MEASURES],
+            "rows": rows,
+        },
+    )
+
+
+@login_required
+@require_GET
+def answer_view(request: HttpRequest, slug: str, pk: int, answer: int):
+    project, membership = get_project_for_user(request, slug)
+    require_grades(membership, None)
+    run = get_object_or_404(AnswerRun, pk=pk, project=project)
+    found = get_object_or_404(Answer.objects.select_related("query", "run"), pk=answer, run=run)
+    detail = answer_detail(found)
+    return TemplateResponse(
+        request,
+        "answers/answer_detail.html",
+        {
+            "project": project,
+            "membership": membership,
+            "run": run,
+            "answer": found,
+            "detail": detail,
+            "measures": [
+                (label, detail["measures"].get(name)) for name, label in measure_columns()
+            ],
+        },
+    )

@@ -327,3 +327,13 @@ def test_the_gold_export_carries_its_policy_and_writes_beir_qrels(personas, benc
     lines = beir.content.decode().splitlines()
     assert lines[0] == "query-id\tcorpus-id\tscore" and len(lines[1].split("\t")) == 3
     assert "Assay-Policy" in beir
+
+
+def test_trec_eval_s_other_measures_by_their_names(personas, bench, tokens):
+    run = bench["runs"][0]
+    names = ["binG", "relative_P_5", "rbp", "ndcg_rel", "utility"]
+    body = api("run_metrics", tokens["viewer"], run.pk, measure=names).json()
+    assert set(names) <= set(body["mean"])
+    assert all(0 <= body["mean"][n] <= 1 for n in names if n != "utility")
+    for refused in ("relstring", "prefs_simp", "gm_bpref"):
+        assert api("run_metrics", tokens["viewer"], run.pk, measure=refused).status_code == 400

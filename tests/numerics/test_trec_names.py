@@ -181,3 +181,20 @@ def test_new_trec_eval_names_are_one_vocabulary():
         expand_measures("gm_bpref")
     with pytest.raises(ValueError, match=r"only manage\.py trec_eval -R prefs computes it"):
         expand_measures("prefs_simp")
+
+
+def test_new_trec_eval_measures_evaluate_through_the_shared_evaluator():
+    from numerics.measures import evaluate
+
+    qrels = {"q": {"a": 1, "b": 0, "c": 1}}
+    run = {"q": {"b": 3.0, "a": 2.0, "x": 1.0}}
+    names = ["binG", "rbp", "relative_P_2", "G", "ndcg_rel", "utility", "unj_5", "P_avgjg_2"]
+    got = evaluate(qrels, run, names)["per_query"]["q"]
+    # ranked: b (0), a (1), x (not judged); R = 2
+    assert got["binG"] == pytest.approx((1 / np.log2(3)) / 2)  # one non-relevant above a
+    assert got["rbp"] == pytest.approx(0.1 * 0.9)  # a at rank 2: (1 − p) · p
+    assert got["relative_P_2"] == pytest.approx(1 / 2)
+    assert got["utility"] == pytest.approx(1 - 2)  # one relevant, two others retrieved
+    assert got["unj_5"] == pytest.approx(1 / 5)
+    assert got["P_avgjg_2"] == pytest.approx(1 / 2)
+    assert 0 < got["G"] < 1 and 0 < got["ndcg_rel"] < 1

@@ -130,3 +130,21 @@ def test_counts_of_one_are_said_in_the_singular(login, personas, corpus, languag
         assert gold_counts == "1 个查询 · 1 条标注"
         assert "≥ 1 位标注员" in gold_body
         assert nuggets == "1 个要点 · 有要点的查询：1 个中的 1 个"
+
+
+def test_an_untitled_document_leaves_no_empty_place_in_the_adjudication_queue(
+    login, personas, corpus
+):
+    """Before: "d1 ·  · characters 0–63" for a document without a title."""
+    corpus["document"].title = ""
+    corpus["document"].save()
+    for persona, grade in (("annotator", 3), ("annotator2", 0)):
+        change_label(
+            query=corpus["query"],
+            annotator=personas[persona],
+            evidence=Evidence.for_chunk(corpus["chunk"]),
+            grade=grade,
+        )
+    body = login(personas["adjudicator"]).get(reverse("gold:queue", args=["acme"])).content
+    header = strip_tags(body.decode().split("data-item")[1].split("</div>")[0])
+    assert "d1 · characters 0–" in header and "· ·" not in header

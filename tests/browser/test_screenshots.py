@@ -128,6 +128,7 @@ def main_screens(objects) -> dict[str, tuple[str, str]]:
             url("metrics:compare") + f"?baseline={bm25.pk}&runs={bm25.pk}&runs={dense.pk}",
             "#compare-form",
         ),
+        "19-members": (url("annotator:members"), "input[name=username]"),
     }
 
 
@@ -157,4 +158,129 @@ def test_every_main_screen_loads_and_is_photographed(
             assert marker in page.locator("#candidates h2").inner_text()
     context.close()
     assert blocked == [], blocked
-    assert len(list(out.glob("*.png"))) >= 18
+    assert len(list(out.glob("*.png"))) >= 19
+
+
+# A LeCaRD-like judgment: two windows of it share 266 characters (47 % of the shorter).
+JUDGMENT = "".join(f"第{i}句：被告人以非法占有为目的，骗取他人财物。" for i in range(80))
+LONG = "".join(
+    f"Line {i}: the lift of a wing comes from the pressure difference.\n" for i in range(26)
+)
+
+
+@pytest.fixture
+def day(personas):
+    """A query whose cards are a long one and two that share text; anna's grade 0 on the
+    long card (one annotator so far); a run over the three cards."""
+    project = personas["project"]
+    chunking = Chunking.objects.create(project=project, name="para")
+    long_doc = Document.objects.create(project=project, doc_id="long", text=LONG)
+    judgment = Document.objects.create(project=project, doc_id="33982", text=JUDGMENT)
+    spans = [(long_doc, 0, len(LONG)), (judgment, 490, 1064), (judgment, 798, 1360)]
+    chunks = [
+        Chunk.objects.create(
+            chunking=chunking, chunk_id=f"{d.doc_id}#{i}", document=d, start=a, end=b
+        )
+        for i, (d, a, b) in enumerate(spans)
+    ]
+    query = Query.objects.create(project=project, qid="5180", text="诈骗罪的认定 · fraud")
+    run = Run(project=project, name="bm25", level="chunk", chunking=chunking)
+    run.set_results(
+        np.full(3, query.pk), np.array([c.pk for c in chunks]), np.array([3.0, 2.0, 1.0])
+    )
+    run.save()
+    for persona in ("owner", "annotator"):
+        Assignment.objects.create(project=project, query=query, annotator=personas[persona])
+    change_label(
+        query=query,
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(chunks[0]),
+        grade=0,
+    )
+    return {"query": query, "run": run, "long": long_doc, "chunks": chunks}
+
+
+@pytest.mark.parametrize("locale,folder", [("en-US", "en"), ("zh-CN", "zh")])
+def test_the_labelling_screens_in_use_are_photographed(
+    browser, live_server, personas, day, locale, folder
+):
+    """The states people meet while labelling: a long card and shared text, an undo that
+    names its card, a refused grade in the document view, a failed grade in the
+    drill-down, the dashboard paused, agreement with one annotator, adjudication saved,
+    the member form. Viewport pictures, so that fixed status lines show where they sit."""
+    out = OUT / folder
+    out.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(locale=locale, viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    log_in(page, live_server, "alice", PASSWORD)
+    query, run = day["query"], day["run"]
+
+    def url(name, *args):
+        return live_server.url + reverse(name, args=["acme", *args])
+
+    def shot(name, full_page=False):
+        page.wait_for_function("() => !document.querySelector('.htmx-request')")
+        page.screenshot(path=str(out / f"{name}.png"), full_page=full_page)
+
+    page.goto(url("gold:agreement") + "?level=para")
+    page.locator("#fleiss-basis").wait_for()
+    shot("20-agreement-one-annotator")
+    page.goto(url("annotator:members"))
+    shot("21-members-add")
+
+    page.goto(url("annotator:label_query", query.pk))
+    page.locator("#candidates .more-lines").wait_for()
+    shot("22-labelling-long-card-shared-text", full_page=True)
+    page.keyboard.press("3")  # the first card to do: the long one
+    page.wait_for_selector("#save-status.ok")
+    page.keyboard.press("u")
+    page.wait_for_selector("#save-status.ok:has-text('1')")
+    shot("23-labelling-undone-names-its-card")
+
+    page.goto(url("annotator:label_query_document", query.pk) + f"?document={day['long'].pk}")
+    page.locator("form.doc-grade").wait_for()
+    change_label(
+        query=query,
+        annotator=personas["owner"],
+        evidence=Evidence.for_document(day["long"]),
+        grade=1,
+    )  # another session of the same person
+    page.locator('form.doc-grade button[value="3"]').click()
+    page.wait_for_selector("#save-status.error")
+    shot("24-document-view-refused-unpaged")
+
+    page.goto(url("metrics:run_query", run.pk, query.qid) + "?level=para&k=3")
+    page.route("**/judge/**", lambda route: route.fulfill(status=500, body=""))
+    page.locator("li.rank-item.unjudged button[name=grade][value='2']").first.click()
+    page.locator(".grade-error").wait_for()
+    shot("25-drill-down-failed-grade")
+    page.unroute("**/judge/**")
+
+    page.goto(url("metrics:dashboard") + "?level=para")
+    page.locator("#dashboard td[data-measure]").first.wait_for()
+    page.evaluate(
+        """() => {
+            const range = document.createRange();
+            range.selectNodeContents(document.querySelector('#dashboard td[data-measure]'));
+            window.getSelection().removeAllRanges();
+            window.getSelection().addRange(range);
+        }"""
+    )  # a figure being copied: the refresh waits, and says so
+    page.wait_for_function(
+        "() => document.getElementById('refresh-state').textContent !== ''", timeout=30000
+    )
+    shot("26-dashboard-paused")
+
+    change_label(
+        query=query,
+        annotator=personas["owner"],
+        evidence=Evidence.for_chunk(day["chunks"][0]),
+        grade=3,
+    )  # against anna's 0: a dispute
+    page.goto(url("gold:queue") + "?level=para")
+    page.wait_for_selector("[data-item].focused")
+    page.keyboard.press("2")
+    page.wait_for_selector("#save-status.ok")
+    shot("27-adjudication-saved")
+    context.close()

@@ -25,7 +25,13 @@ pytestmark = pytest.mark.django_db
 def mixed_gold(personas, corpus):
     project = personas["project"]
     judge = create_judge(
-        project, slug="j", name="J", base_url="http://127.0.0.1:1/v1", model="m", api_key_env="K"
+        project,
+        slug="j",
+        name="J",
+        base_url="http://127.0.0.1:1/v1",
+        model="m",
+        api_key_env="ASSAY_JUDGE_KEY_J",
+        by_operator=True,
     )
     for annotator, grade in ((personas["annotator"], 3), (judge.current.annotator, 1)):
         change_label(

@@ -1,11 +1,14 @@
 from django.urls import path
 
-from . import api_views, views
+from . import api_views, judging_views, views
 
 app_name = "answers"
 
 urlpatterns = [
     path("p/<slug:slug>/answers/", views.dashboard, name="dashboard"),
+    path("p/<slug:slug>/answers/judge/", judging_views.judge, name="judge"),
+    path("p/<slug:slug>/answers/judge/<int:pk>/save/", judging_views.save, name="judge_save"),
+    path("p/<slug:slug>/answers/judge/<int:pk>/undo/", judging_views.undo, name="judge_undo"),
     path("p/<slug:slug>/answers/<int:pk>/", views.run_detail, name="run_detail"),
     path("p/<slug:slug>/answers/<int:pk>/<int:answer>/", views.answer_view, name="answer"),
     path("api/p/<slug:slug>/answers/", api_views.answer_runs, name="api_answer_runs"),

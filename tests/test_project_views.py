@@ -95,6 +95,10 @@ PAGE_ROLES = {
     "answers:dashboard": LIVE_READERS,
     "answers:run_detail": LIVE_READERS,
     "answers:answer": LIVE_READERS,
+    # Judging answers: whoever labels (blind to the run).
+    "answers:judge": {"owner", "adjudicator", "annotator"},
+    "answers:judge_save": None,
+    "answers:judge_undo": None,
 }
 
 

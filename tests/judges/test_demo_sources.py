@@ -13,25 +13,77 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from annotator.chunker import window_spans
+from annotator.importing import import_chunks, import_documents, import_queries, run_import
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Judgment
 from api.models import ApiToken
+from demo.loading import DEMO_DIR
 from judges.engine import execute_job
 from judges.services import create_judge, plan_job, start_job
+from metrics.baseline import bm25_run
 from metrics.evaluation import MEASURE_CATALOGUE, measure_name
 from metrics.models import Run
 
 from .conftest import KEY, KEY_ENV, Sleeps
 from .fake_llm import MODEL, FakeLLM
-from .test_demo_holes import demo_slice, plan_job_pool  # noqa: F401 - the fixture
+from .test_demo_holes import demo_slice, plan_job_pool, rows  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
 MEASURES = [measure_name(m, 10) for m in MEASURE_CATALOGUE]
 
 
 @pytest.fixture
-def judged_demo(personas, demo_slice):  # noqa: F811
-    project, chunking = demo_slice
+def lecard_slice(personas, monkeypatch, tmp_path):
+    """A slice of the LeCaRD demo (Chinese criminal cases): two queries, the documents the
+    experts graded for them and as many others, the demo's chunking and BM25 run, the
+    experts' document-level labels imported as ``lecard-experts``."""
+    project = personas["project"]
+    folder = DEMO_DIR / "lecard"
+    qrels = [line.split() for line in (folder / "qrels.txt").read_text().splitlines() if line]
+    qids = list(dict.fromkeys(row[0] for row in qrels))[:2]
+    graded = sorted({row[2] for row in qrels if row[0] in qids})[:20]
+    others = []
+    wanted = set(graded)
+
+    def documents():
+        with open(folder / "documents.jsonl", encoding="utf-8") as handle:
+            for line in handle:
+                row = json.loads(line)
+                if row["doc_id"] in wanted or len(others) < len(graded):
+                    if row["doc_id"] not in wanted:
+                        others.append(row["doc_id"])
+                    yield row
+
+    import_documents(project, enumerate(documents(), start=1))
+    queries = [r for _n, r in rows(folder / "queries.jsonl", 1000) if r["qid"] in qids]
+    import_queries(project, enumerate(queries, start=1))
+
+    def chunk_rows():
+        number = 0
+        for doc_id, text in project.documents.values_list("doc_id", "text"):
+            for index, (start, end) in enumerate(window_spans(text, 256, 32)):
+                number += 1
+                chunk = {"chunk_id": f"{doc_id}#{index}", "doc_id": doc_id}
+                yield number, {**chunk, "start": start, "end": end}
+
+    import_chunks(project, chunk_rows(), chunking="tokens-256-32", parameters={"size": 256})
+    chunking = project.chunkings.get()
+    bm25_run(project, chunking=chunking, k=20)
+    path = tmp_path / "experts.qrels"
+    path.write_text(
+        "".join(" ".join(row) + "\n" for row in qrels if row[0] in qids and row[2] in wanted)
+    )
+    run_import(
+        "labels", project, path, options={"annotator": "lecard-experts", "level": "document"}
+    )
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return project, chunking
+
+
+def judge_the_holes(personas, project, chunking):
+    """A person grades the first three pooled chunks of two queries; the fake judge then
+    grades every hole of the pool (what neither people nor assessors judged)."""
     pool = plan_job_pool(project, chunking)
     for query in project.queries.order_by("pk")[:2]:
         for chunk in Chunk.objects.filter(pk__in=pool[query.pk][:3]):
@@ -61,17 +113,27 @@ def judged_demo(personas, demo_slice):  # noqa: F811
     return project, chunking, token
 
 
+@pytest.fixture
+def judged_demo(personas, demo_slice):  # noqa: F811
+    return judge_the_holes(personas, *demo_slice)
+
+
+@pytest.fixture
+def judged_lecard(personas, lecard_slice):
+    return judge_the_holes(personas, *lecard_slice)
+
+
 def download(client, name, **params):
     response = client.get(reverse(name, args=["acme"]), params)
     assert response.status_code == 200, response.content
     return response
 
 
+@pytest.mark.parametrize("demo", ["judged_demo", "judged_lecard"])
 def test_default_numbers_equal_evaluate_on_the_qrels_of_people_and_assessors(
-    judged_demo, login, tmp_path
+    demo, request, login, tmp_path
 ):
-
-    project, chunking, token = judged_demo
+    project, chunking, token = request.getfixturevalue(demo)
     client = login(project.memberships.get(role="owner").user)
     run = Run.objects.get(project=project)
     api = Client()

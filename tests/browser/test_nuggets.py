@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Query
+from judges.services import create_judge
 from metrics.models import Run
 from nuggets.changes import Span, create_nugget
 from nuggets.models import Nugget
@@ -139,7 +140,7 @@ def test_a_selection_becomes_a_nugget_and_another_is_linked_by_keyboard(page, li
     ]
 
 
-def test_a_passage_of_a_card_is_linked_from_the_judging_screen(page, live_server, wing):
+def test_passages_of_cards_are_linked_and_made_nuggets_by_keyboard(page, live_server, wing):
     nugget = create_nugget(
         wing["query"],
         text="A stall follows flow separation",
@@ -156,6 +157,20 @@ def test_a_passage_of_a_card_is_linked_from_the_judging_screen(page, live_server
     page.wait_for_selector("#nugget-message")
     at = TEXT.index(needle)
     assert list(nugget.evidence.values_list("start", "end")) == [(at, at + len(needle))]
+    # "m" on a passage of another card: a new nugget with the card's offsets in the document.
+    chinese = "攻角过大时气流分离"
+    drag_over(page, ".cand-text", chinese)
+    page.wait_for_function(
+        "() => document.querySelector('.nugget-selection-text').textContent.includes('攻角')"
+    )
+    page.keyboard.press("m")
+    assert page.evaluate("document.activeElement.id") == "nugget-new-text"
+    page.fill("#nugget-new-text", "攻角过大导致失速")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("() => document.querySelectorAll('li.nugget').length === 2")
+    made = Nugget.objects.get(text="攻角过大导致失速")
+    at = TEXT.index(chinese)
+    assert list(made.evidence.values_list("start", "end")) == [(at, at + len(chinese))]
 
 
 @pytest.mark.parametrize("language", ["en-US", "zh-CN"])
@@ -196,6 +211,15 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
     )
     passages = passages_for(wing["query"])
     store(wing["query"], passages, read_answer(answer, len(passages), 5))
+    # A judge, so that the owner's query page offers to ask it for nuggets.
+    create_judge(
+        wing["project"],
+        slug="gemma",
+        name="Gemma judge",
+        base_url="http://127.0.0.1:9/v1",
+        model="gemma",
+        api_key_env="ASSAY_UNSET_KEY",
+    )
     context = browser.new_context(locale=language, viewport={"width": 1366, "height": 900})
     page = context.new_page()
     folder = SHOTS / language.split("-")[0]
@@ -205,7 +229,7 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
     shots = {
         "nuggets-query-page": (
             reverse("annotator:query_detail", args=["acme", query.pk]),
-            "#nugget-panel",
+            "#nugget-propose-form",
         ),
         "nuggets-editor": (
             reverse("nuggets:query_nuggets", args=["acme", query.pk]),
@@ -233,4 +257,9 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
     page.wait_for_selector("#nugget-selection:not([hidden])")
     page.keyboard.press("m")
     page.screenshot(path=str(folder / "nuggets-link-from-selection.png"), full_page=True)
+    page.keyboard.press("Escape")
+    drag_over(page, "#doc-page-text", "lift then falls sharply")
+    page.keyboard.press("l")
+    assert page.evaluate("document.activeElement.id") == "nugget-link-select"
+    page.screenshot(path=str(folder / "nuggets-link-to-nugget.png"), full_page=True)
     context.close()

@@ -218,7 +218,8 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
         name="Gemma judge",
         base_url="http://127.0.0.1:9/v1",
         model="gemma",
-        api_key_env="ASSAY_UNSET_KEY",
+        api_key_env="ASSAY_JUDGE_KEY_UNSET",
+        by_operator=True,
     )
     context = browser.new_context(locale=language, viewport={"width": 1366, "height": 900})
     page = context.new_page()

@@ -14,6 +14,7 @@ from annotator.assignments import assign_each
 from annotator.chunker import window_spans
 from annotator.importing import import_chunks, import_queries, run_import
 from annotator.models import Chunking, Judgment, Membership, Project, Role
+from answers.models import AnswerRun
 from formats import BadLine, Row, RowSource
 from metrics.baseline import bm25_run
 from metrics.models import Run
@@ -129,6 +130,17 @@ def _project(spec: dict, users: dict, say: Say) -> None:
             options={"author": users["demo-owner"]},
         )
         say(f"{project.slug}: {result.created} nuggets")
+    # Answer runs constructed for the demo from the nuggets' passages (README: "Answers").
+    for path in sorted((folder / "answers").glob("*.jsonl")):
+        if not AnswerRun.objects.filter(project=project, name=path.stem).exists():
+            run_import(
+                "answers",
+                project,
+                path,
+                options={"name": path.stem, "parameters": {"source": "constructed for the demo"}},
+                source_name=path.name,
+            )
+            say(f"{project.slug}: answer run {path.stem}")
     # Both demo annotators get the first 20 queries, so "My queue" has work in it.
     annotators = [users[u].pk for u, role in DEMO_USERS if role == Role.ANNOTATOR]
     if not project.assignments.exists():

@@ -1,0 +1,83 @@
+"""The demo's answer runs: constructed from the nuggets' passages as data/demo's READMEs
+say (the files are what the generator writes), with correct, wrong and missing citations;
+on the Cranfield demo the dashboard, answer_metrics and the API give the same numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from api.models import ApiToken
+from demo.answer_runs import RUNS, build
+
+DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
+
+
+@pytest.mark.parametrize(("project", "chinese"), [("cranfield", False), ("lecard", True)])
+def test_the_files_are_what_the_generator_writes(project, chinese):
+    runs = build(DEMO / project, chinese)
+    for name in RUNS:
+        lines = (DEMO / project / "answers" / f"{name}.jsonl").read_text(encoding="utf-8")
+        assert [json.loads(line) for line in lines.splitlines()] == runs[name]
+        assert len(runs[name]) >= 10
+    loose = [s for row in runs["loose"] for s in row["sentences"]]
+    assert any(not s["citations"] for s in loose)  # missing citations
+    assert any("start" not in c for s in loose for c in s["citations"])
+
+
+@pytest.fixture(scope="module")
+def cranfield(django_db_setup, django_db_blocker):
+    from demo.loading import PROJECTS, _project, _users
+
+    with django_db_blocker.unblock():
+        _project(PROJECTS[0], _users(), say=lambda _message: None)
+        from annotator.models import Project
+
+        project = Project.objects.get(slug="cranfield")
+        yield project
+        from django.contrib.auth import get_user_model
+
+        project.delete()
+        get_user_model().objects.filter(username__startswith="demo-").delete()
+        get_user_model().objects.filter(username="cranfield-assessors").delete()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_demo_answer_runs_dashboard_equals_cli_equals_api(cranfield, client):
+    from answers.models import AnswerRun
+
+    runs = {r.name: r for r in AnswerRun.objects.filter(project=cranfield)}
+    assert sorted(runs) == ["grounded", "loose", "padded"]
+    assert all(r.n_answers >= 10 for r in runs.values())
+    out = StringIO()
+    call_command("answer_metrics", "cranfield", "--json", stdout=out)
+    cli = {r["answer_run"]["name"]: r for r in json.loads(out.getvalue())["answer_runs"]}
+    validity = {name: cli[name]["measures"]["citation_validity"]["mean"] for name in cli}
+    # Every grounded citation is a relevant passage; loose and padded cite unlisted documents.
+    assert validity["grounded"] == 1.0
+    assert validity["loose"] < 1.0 and validity["padded"] < 1.0
+    assert cli["loose"]["measures"]["coverage_all"]["mean"] < 1.0
+    owner = cranfield.memberships.get(user__username="demo-owner").user
+    token = ApiToken.create_for(owner, "ci")[1]
+    client.force_login(owner)
+    body = client.get(reverse("answers:dashboard", args=["cranfield"])).content.decode()
+    for name, run in runs.items():
+        api = Client().get(
+            reverse("answers:api_answer_metrics", args=["cranfield", run.pk]),
+            HTTP_AUTHORIZATION=f"Bearer {token}",
+        )
+        assert api.json() == cli[name]
+        row = re.search(rf'<tr data-run="{name}">(.*?)</tr>', body, re.S).group(1)
+        cells = re.findall(r'<td class="num">(.*?)</td>', row, re.S)[1:]
+        shown = [
+            "–" if m["mean"] is None else f"{m['mean']:.3f}" for m in cli[name]["measures"].values()
+        ]
+        assert [re.sub(r"<[^>]+>|\s*\(\d+\)", "", c).strip() for c in cells] == shown

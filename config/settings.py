@@ -297,6 +297,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 ASSAY_ANONYMOUS_BODY_BYTES = env_int("ASSAY_ANONYMOUS_BODY_BYTES", 256 * 1024, minimum=1)
 
+# LLM judges configured on the web may call only these hosts (judges.endpoints): * for any
+# public host, host names (.example.org for its subdomains), IP addresses or networks
+# (10.1.2.0/24). Judges added with manage.py add_judge are the operator's and may call any.
+ASSAY_JUDGE_ALLOWED_HOSTS = env_list("ASSAY_JUDGE_ALLOWED_HOSTS", "*")
+
 TASKS = {
     "default": {
         "BACKEND": os.environ.get("ASSAY_TASK_BACKEND", "django_tasks_db.DatabaseBackend"),

@@ -20,7 +20,7 @@ import openai
 
 from formats.errors import Problem, define, gettext_noop
 
-from .endpoints import KeyRefused, resolve_key
+from .endpoints import HostPolicy, KeyRefused, guarded_client, resolve_key
 from .parsing import ANSWERED_NOTHING, AnswerError, grade_confidence, parse_answer
 
 
@@ -35,6 +35,8 @@ class Endpoint:
     logprobs: bool = False
     project: str = ""  # the judge's project, which its key must be allowed for
     by_operator: bool = False  # configured with add_judge rather than on the web
+    # The hosts a web-configured judge may reach (None: public hosts only).
+    hosts: HostPolicy | None = None
 
 
 @dataclass
@@ -104,6 +106,18 @@ REQUEST_REFUSED = define(
 UNREADABLE = define("judge_call.unreadable", gettext_noop("the response is not readable"))
 NO_CHOICE = define("judge_call.no_answer", gettext_noop("the response has no answer"))
 REFUSED = define("judge_call.refusal", gettext_noop("the model refused to grade"))
+NOT_OPENAI = define(
+    "judge_call.not_openai",
+    gettext_noop("the endpoint did not answer as an OpenAI-compatible server"),
+)
+# What the endpoint's side alone tells (HTTP statuses, timeouts, refused connections,
+# bodies that are not a chat completion): for a judge configured on the web, all of it is
+# NOT_OPENAI, so a job cannot scan the network. Answers the model gave (malformed, empty,
+# refused …) are kept as they are.
+ENDPOINT_FAILURES = frozenset(
+    {"timeout", "unreachable", "rate_limited", "server_error", "auth", "not_found", "bad_request"}
+)
+ENDPOINT_DETAILS = frozenset({UNREADABLE.code, NO_CHOICE.code})
 
 # The key's variable breaks the rule, is not allowed for the judge's project or is not set
 # where the worker runs; ``problem`` says which.
@@ -150,8 +164,15 @@ class Caller:
             endpoint.api_key_env, project=endpoint.project, by_operator=endpoint.by_operator
         )
         self.endpoint = endpoint
+        # A web-configured judge connects only where the host rules allow, every connection
+        # checked; no judge follows a redirect.
+        hosts = None if endpoint.by_operator else endpoint.hosts or HostPolicy.parse(["*"])
         self.client = openai.OpenAI(
-            base_url=endpoint.base_url, api_key=key, timeout=endpoint.timeout, max_retries=0
+            base_url=endpoint.base_url,
+            api_key=key,
+            timeout=endpoint.timeout,
+            max_retries=0,
+            http_client=guarded_client(hosts, endpoint.timeout),
         )
         self.budget, self.limiter, self.sleep = budget, limiter, sleep
         self.attempts, self.backoff, self.max_wait = attempts, backoff, max_wait
@@ -177,6 +198,14 @@ class Caller:
         return self._call(prompt, _read_text)
 
     def _call(self, prompt: str, read: Callable[[object, Outcome], Outcome]) -> Outcome:
+        outcome = self._attempts(prompt, read)
+        if not self.endpoint.by_operator and _from_endpoint(outcome):
+            # A judge configured on the web learns nothing of what answered (status codes,
+            # open or closed ports): its failures say one sentence.
+            outcome.failure, outcome.detail = "endpoint", NOT_OPENAI()
+        return outcome
+
+    def _attempts(self, prompt: str, read: Callable[[object, Outcome], Outcome]) -> Outcome:
         outcome = Outcome()
         for attempt in range(self.attempts):
             if not self.budget.take():
@@ -202,25 +231,43 @@ class Caller:
             except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
                 outcome.failure, outcome.fatal = "auth", True
                 outcome.detail = KEY_REFUSED(status=error.status_code)
-                return outcome
+                if self.endpoint.by_operator:
+                    return outcome
             except openai.NotFoundError:
                 outcome.failure, outcome.fatal = "not_found", True
                 outcome.detail = UNKNOWN_MODEL()
-                return outcome
+                if self.endpoint.by_operator:
+                    return outcome
             except openai.APIStatusError as error:
                 outcome.failure = "bad_request"
                 outcome.detail = REQUEST_REFUSED(status=error.status_code)
-                return outcome
+                if self.endpoint.by_operator:
+                    return outcome
             except openai.APIError:  # a body the client cannot read
                 outcome.failure, outcome.detail = "malformed", UNREADABLE()
-                return outcome
+                if self.endpoint.by_operator:
+                    return outcome
             else:
-                return read(response, outcome)
+                outcome = read(response, outcome)
+                if self.endpoint.by_operator or not _from_endpoint(outcome):
+                    return outcome
             if attempt < self.attempts - 1:
                 outcome.retries += 1
                 self.sleep(wait)
-        outcome.fatal = outcome.failure == "unreachable"
+        # A judge configured on the web meets every failure of the endpoint the same way
+        # (tried ``attempts`` times, then the job's other pairs end without calls), so its
+        # counters tell a closed port from an open one no more than its messages do.
+        outcome.fatal = outcome.failure == "unreachable" or (
+            not self.endpoint.by_operator and _from_endpoint(outcome)
+        )
         return outcome
+
+
+def _from_endpoint(outcome: Outcome) -> bool:
+    """A failure only the endpoint's side explains (see ``ENDPOINT_FAILURES``)."""
+    return outcome.failure in ENDPOINT_FAILURES or (
+        outcome.detail is not None and outcome.detail.code in ENDPOINT_DETAILS
+    )
 
 
 def _pick(asked: float | None, default: float) -> float:

@@ -250,19 +250,24 @@ class HostPolicy:
             return False
         if ip.is_unspecified or ip.is_multicast:
             return False
-        if listed_name:
-            return True
-        inner = _embedded_v4(ip)
-        if any(ip in net or (inner is not None and inner in net) for net in self.networks):
+        if listed_name or self._in_networks(ip):
             return True
         return self.any_public and is_public(ip)
 
+    def _in_networks(self, ip) -> bool:
+        inner = _embedded_v4(ip)
+        return any(
+            (ip.version == net.version and ip in net)
+            or (inner is not None and inner.version == net.version and inner in net)
+            for net in self.networks
+        )
+
     def addresses(self, host: str, port: int | None, resolve: Resolver | None = None):
-        """The addresses of ``host`` a judge may connect to; ``KeyRefused``-like
-        ``HostRefused`` when any of them (or the host itself) is not allowed."""
+        """The addresses of ``host`` a judge may connect to (resolved once, here); raises
+        ``HostRefused`` when any of them, or the host itself, is not allowed."""
         host = host.strip("[]").lower().rstrip(".")
-        if not host or self._own(host):
-            raise HostRefused(host, "Assay's own host")
+        if not host:
+            raise HostRefused(host, "no host")
         try:
             literal = ipaddress.ip_address(host)
         except ValueError:
@@ -272,16 +277,17 @@ class HostPolicy:
             raise HostRefused(host, "not listed")
         try:
             found = [literal] if literal is not None else _addresses(host, port, resolve)
-        except OSError:
+        except (OSError, UnicodeError, ValueError):
             raise HostRefused(host, "not resolved") from None
         if not found:
             raise HostRefused(host, "not resolved")
         for ip in found:
             if not self._address_ok(ip, listed):
                 raise HostRefused(host, f"resolves to {ip}")
-        own = self._own_addresses(resolve)
-        if any(ip in own for ip in found):
-            raise HostRefused(host, "Assay's own address")
+        # Assay's own host, unless the operator lists it (by name or network) on purpose.
+        unlisted = [ip for ip in found if not listed and not self._in_networks(ip)]
+        if unlisted and (self._own(host) or set(unlisted) & self._own_addresses(resolve)):
+            raise HostRefused(host, "Assay's own host")
         return found
 
 

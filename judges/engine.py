@@ -28,7 +28,7 @@ from formats.errors import Problem, define, gettext_noop
 from .client import Budget, Caller, Endpoint, MissingKey, Outcome, RateLimiter
 from .models import JobStatus, JudgeJob, JudgePair, PairStatus
 from .scope import Pair
-from .services import judged_by, prompts_for
+from .services import host_policy, judged_by, prompts_for
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,7 @@ def endpoint_of(job: JudgeJob) -> Endpoint:
         logprobs=judge.logprobs,
         project=judge.project.slug,
         by_operator=judge.configured_by_operator,
+        hosts=host_policy(),
     )
 
 

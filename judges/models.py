@@ -165,8 +165,10 @@ class Failure(models.TextChoices):
     AUTH = "auth", _("API key refused")
     NOT_FOUND = "not_found", _("Unknown model or endpoint")
     BAD_REQUEST = "bad_request", _("Request refused")
-    NO_KEY = "no_key", _("API key variable not set")
+    NO_KEY = "no_key", _("API key not available")
     BUDGET = "budget", _("Budget reached")
+    # A judge configured on the web: any failure of the endpoint (judges.client).
+    ENDPOINT = "endpoint", _("No OpenAI-compatible answer")
     NO_EVIDENCE = "no_evidence", _("No relevant evidence to send")
 
 

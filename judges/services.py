@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -21,7 +22,7 @@ from annotator.models import (
 )
 from formats.errors import Problem, define, gettext_noop
 
-from .endpoints import key_problem
+from .endpoints import HostPolicy, key_problem, url_problem
 from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
 from .prompts import DEFAULT_PROMPT, normalise_prompt, render, unknown_placeholders, values_for
 from .scope import Pair, scope_pairs
@@ -68,9 +69,19 @@ class JudgeError(ValueError):
         self.problem = problem
 
 
-def check_settings(*, project: Project, api_key_env: str, prompt: str, by_operator: bool) -> None:
+def host_policy() -> HostPolicy:
+    """The hosts web-configured judges may call: ASSAY_JUDGE_ALLOWED_HOSTS, never Assay's
+    own host (ALLOWED_HOSTS)."""
+    return HostPolicy.parse(settings.ASSAY_JUDGE_ALLOWED_HOSTS, settings.ALLOWED_HOSTS)
+
+
+def check_settings(
+    *, project: Project, api_key_env: str, base_url: str, prompt: str, by_operator: bool
+) -> None:
     """The key and endpoint rules (``judges.endpoints``) and the prompt's placeholders."""
     problem = key_problem(api_key_env, project=project.slug, by_operator=by_operator)
+    if problem is None and not by_operator:
+        problem = url_problem(base_url, host_policy())
     if problem is not None:
         raise JudgeError(problem)
     unknown = unknown_placeholders(prompt)
@@ -129,6 +140,7 @@ def create_judge(
     check_settings(
         project=project,
         api_key_env=fields.get("api_key_env", ""),
+        base_url=fields.get("base_url", ""),
         prompt=prompt,
         by_operator=by_operator,
     )
@@ -176,6 +188,7 @@ def update_judge(judge: Judge, *, by_operator: bool = False, **fields) -> JudgeV
     check_settings(
         project=judge.project,
         api_key_env=merged["api_key_env"],
+        base_url=merged["base_url"],
         prompt=merged["prompt"],
         by_operator=operator,
     )

@@ -100,3 +100,25 @@ def test_judging_an_answer_with_the_keyboard(browser, live_server, answer_run, l
     page.keyboard.press("]")
     page.wait_for_selector("text=Drag slows it.")
     context.close()
+
+
+@pytest.mark.parametrize("language", ["en-US", "zh-CN"])
+def test_answer_dashboard_and_drilldown_screens(browser, live_server, answer_run, language):  # noqa: F811
+    """Screenshots of the answer-run dashboard and one answer's drill-down."""
+    from tests.answers.test_metrics import judge_q1
+
+    judge_q1(answer_run, answer_run["annotator"], {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 2)
+    context = browser.new_context(locale=language, viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    log_in(page, live_server, answer_run["owner"].username, PASSWORD)
+    folder = SHOTS / language.split("-")[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    page.goto(live_server.url + reverse("answers:dashboard", args=["acme"]))
+    page.wait_for_selector("tr[data-run=sys]")
+    page.screenshot(path=str(folder / "answer_dashboard.png"), full_page=True)
+    page.click("tr[data-run=sys] a")
+    page.click("tr[data-qid=q1] a")
+    page.wait_for_selector("#answer-nuggets")
+    assert page.locator("#answer-nuggets td.status").all_inner_texts()[0] in ("support", "支持")
+    page.screenshot(path=str(folder / "answer_drilldown.png"), full_page=True)
+    context.close()

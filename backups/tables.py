@@ -62,6 +62,10 @@ TABLES = (
     Table("answers.AnswerAdjudication", "answer__run__project"),
     Table("answers.AnswerAdjudicationHistory", "answer__run__project"),
     Table("answers.GoldAnswerJudgment", "gold_set__project"),
+    Table("quality.QualityDimension", "project"),
+    Table("quality.QualityGrade", "dimension__project"),
+    Table("quality.QualityHistory", "dimension__project"),
+    Table("quality.GainSetting", "project"),
 )
 
 LEFT_OUT = {

@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "answers",
     "demo",
     "backups",
+    "quality",
 ]
 
 MIDDLEWARE = [

@@ -23,6 +23,9 @@ from gold.models import GoldSet
 from gold.services import ConsensusPolicy, adjudicate, freeze_gold_set
 from metrics.evaluation import dashboard_measures, evaluate_run, evaluation_setting
 from metrics.models import Run
+from quality.dimensions import offer_source_quality
+from quality.grades import QualitySource, change_quality
+from quality.models import QualityDimension, QualityGrade, QualityHistory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,6 +64,19 @@ def full_project(personas, corpus):
         adjudicator=personas["adjudicator"],
     )
     freeze_gold_set(project, "release", policy=ConsensusPolicy(), created_by=personas["owner"])
+    per_site = offer_source_quality(project)
+    per_document = QualityDimension.objects.create(
+        project=project,
+        key="fresh",
+        name="Freshness",
+        labels=["old", "new"],
+        max_grade=1,
+        unit="document",
+    )
+    change_quality(dimension=per_site, annotator=anna, source=QualitySource(site="gov"), grade=3)
+    change_quality(
+        dimension=per_document, annotator=arno, source=QualitySource(document=second), grade=1
+    )
     run = Run(project=project, name="bm25", level="document", parameters={"k1": 1.2})
     run.set_results(
         np.array([query.pk, query.pk, q2.pk]),
@@ -134,7 +150,22 @@ def picture(project: Project) -> dict:
     runs = sorted(
         (r.name, r.level, r.parameters, r.n_results, r.created_at) for r in project.runs.all()
     )
+    quality = sorted(
+        (
+            g.dimension.key,
+            g.annotator.username,
+            g.document.doc_id if g.document else g.site,
+            g.grade,
+        )
+        for g in QualityGrade.objects.filter(dimension__project=project)
+    )
+    quality_history = sorted(
+        (h.dimension.key, h.event, h.site, h.new_grade, h.at)
+        for h in QualityHistory.objects.filter(dimension__project=project)
+    )
     return {
+        "quality": quality,
+        "quality_history": quality_history,
         "labels": labels,
         "history": history,
         "gold": gold,

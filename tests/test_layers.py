@@ -23,6 +23,7 @@ DJANGO_SIDE = (
     "judges",
     "metrics",
     "nuggets",
+    "quality",
     "web",
 )
 PACKAGES = (*DJANGO_SIDE, "bench", "formats", "numerics")
@@ -53,6 +54,21 @@ def test_annotator_imports_neither_metrics_nor_gold():
     wrong = {
         name: sorted(i for i in found if i.split(".")[0] in ("metrics", "gold"))
         for name, found in modules("annotator")
+    }
+    assert {name: found for name, found in wrong.items() if found} == {}
+
+
+def test_quality_sits_on_annotator_which_never_imports_it():
+    """Quality grades stand on documents and label revisions (annotator); gold sets,
+    metrics and the screens above read them, never the other way round."""
+    above = ("gold", "metrics", "api", "judges", "nuggets", "answers", "demo")
+    wrong = {
+        name: sorted(i for i in found if i.split(".")[0] in above)
+        for name, found in modules("quality")
+    }
+    wrong |= {
+        name: sorted(i for i in found if i.split(".")[0] == "quality")
+        for name, found in modules("annotator", "formats", "numerics")
     }
     assert {name: found for name, found in wrong.items() if found} == {}
 

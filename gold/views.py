@@ -36,7 +36,12 @@ from .agreement import (
     read_alpha,
     read_kappa,
 )
-from .disagreements import DISAGREEMENT_RULES, disagreement_file, disagreements
+from .disagreements import (
+    DISAGREEMENT_RULES,
+    compared_annotators,
+    disagreement_file,
+    disagreements,
+)
 from .export import FORMATS, build_export, export_filename, render_export
 from .forms import (
     MAPPING_CHOICES,
@@ -162,12 +167,23 @@ def disagreements_download(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(_("Bad filter parameters."))
     data = form.cleaned_data
     fmt = data["format"] or "jsonl"
-    rows = disagreements(project, data["level"], **_queue_options(data))
+    options = _queue_options(data)
+    rows = disagreements(project, data["level"], **options)
+    _names, sources = compared_annotators(
+        project, include_pseudo=options["include_pseudo"], sources=options["sources"]
+    )
+    policy = {
+        "sources": sources.names,
+        "level": data["level"],
+        "rule": options["rule"],
+        "mapping": str(options["mapping"] or project.mapping_policy()),
+    }
     content_type = "text/csv" if fmt == "csv" else "application/x-ndjson"
     return attachment(
         disagreement_file(rows, fmt),
         f"{content_type}; charset=utf-8",
         f"{project.slug}-disagreements-{data['level']}.{fmt}",
+        policy=policy,
     )
 
 

@@ -93,3 +93,15 @@ def test_the_gold_page_every_export_and_the_api_say_the_sources(mixed_gold, pers
     assert all(
         json.loads(line)["policy"]["sources"] == EXPECTED for line in out.getvalue().splitlines()
     )
+
+
+def test_the_disagreements_download_says_whose_labels_it_compares(mixed_gold, personas, login):
+    client = login(personas["owner"])
+    url = reverse("gold:disagreements_download", args=["acme"])
+    default = client.get(url, {"level": "documents"})
+    assert json.loads(default["Assay-Policy"])["sources"] == ["people"]
+    chosen = client.get(url, {"level": "documents", "sources": "people,judge:j@1"})
+    policy = json.loads(chosen["Assay-Policy"])
+    assert policy["sources"] == ["people", "judge:j@1"] and policy["level"] == "documents"
+    lines = [json.loads(line) for line in chosen.content.decode().splitlines()]
+    assert [sorted(line["grades"]) for line in lines] == [["anna", "judge-acme-j-v1"]]

@@ -168,10 +168,13 @@ def disagreements_download(request: HttpRequest, slug: str) -> HttpResponse:
     data = form.cleaned_data
     fmt = data["format"] or "jsonl"
     options = _queue_options(data)
-    rows = disagreements(project, data["level"], **options)
-    _names, sources = compared_annotators(
-        project, include_pseudo=options["include_pseudo"], sources=options["sources"]
-    )
+    try:
+        rows = disagreements(project, data["level"], **options)
+        _names, sources = compared_annotators(
+            project, include_pseudo=options["include_pseudo"], sources=options["sources"]
+        )
+    except SourcesError as error:
+        return HttpResponseBadRequest(str(error))
     policy = {
         "sources": sources.names,
         "level": data["level"],

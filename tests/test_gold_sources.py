@@ -105,3 +105,5 @@ def test_the_disagreements_download_says_whose_labels_it_compares(mixed_gold, pe
     assert policy["sources"] == ["people", "judge:j@1"] and policy["level"] == "documents"
     lines = [json.loads(line) for line in chosen.content.decode().splitlines()]
     assert [sorted(line["grades"]) for line in lines] == [["anna", "judge-acme-j-v1"]]
+    unknown = client.get(url, {"level": "documents", "sources": "judge:nobody"})
+    assert unknown.status_code == 400 and b"no judge nobody" in unknown.content

@@ -215,11 +215,15 @@ def test_the_api_and_export_metrics_give_the_dashboards_figures(case, client, ca
     assert nuggets["mean"]["NuggetRecall@2"] == pytest.approx((2 / 3 + 1) / 2)
     assert nuggets["counted"]["NuggetRecall(vital)@2"] == 1
     assert nuggets["per_query"]["q2"]["NuggetRecall(vital)@2"] is None
+    # ndeval's diversity measures over the nuggets come with them.
+    assert {"StRecall@2", "alpha_nDCG@2", "ERR_IA@2"} <= set(nuggets["mean"])
     call_command("export_metrics", "acme", "--level", "halves", "--k", "2")
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     row = next(r for r in rows if r["run"] == "A")
     assert float(row["NuggetRecall@2"]) == pytest.approx((2 / 3 + 1) / 2)
     assert row["nugget queries"] == "2"
+    assert float(row["alpha_nDCG@2"]) == pytest.approx(nuggets["mean"]["alpha_nDCG@2"])
+    assert float(row["ERR_IA@2"]) == pytest.approx(nuggets["mean"]["ERR_IA@2"])
 
 
 def test_figures_follow_a_change_of_the_nuggets_at_once(case):

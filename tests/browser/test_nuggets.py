@@ -13,10 +13,12 @@ from django.urls import reverse
 
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Chunking, Document, Query
+from judges.engine import execute_job
 from judges.services import create_judge
 from metrics.models import Run
 from nuggets.changes import Span, create_nugget
 from nuggets.models import Nugget
+from nuggets.proposal_jobs import plan_proposals, start_proposals
 from nuggets.proposals import passages_for, read_answer, store
 from tests.conftest import PASSWORD
 
@@ -212,7 +214,7 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
     passages = passages_for(wing["query"])
     store(wing["query"], passages, read_answer(answer, len(passages), 5))
     # A judge, so that the owner's query page offers to ask it for nuggets.
-    create_judge(
+    judge = create_judge(
         wing["project"],
         slug="gemma",
         name="Gemma judge",
@@ -221,6 +223,10 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
         api_key_env="ASSAY_JUDGE_KEY_UNSET",
         by_operator=True,
     )
+    # A proposal job of that judge, its key not set where the worker runs: the job page
+    # names the query and why it failed.
+    job = start_proposals(plan_proposals(judge, qids=["1"]), enqueue=False)
+    execute_job(job.pk, sleep=lambda seconds: None)
     context = browser.new_context(locale=language, viewport={"width": 1366, "height": 900})
     page = context.new_page()
     folder = SHOTS / language.split("-")[0]
@@ -237,6 +243,7 @@ def test_screens_in_both_languages(browser, live_server, wing, language):
             "#nugget-list",
         ),
         "nuggets-overview": (reverse("nuggets:overview", args=["acme"]), "#nugget-queries"),
+        "nuggets-proposal-job": (reverse("judges:job", args=["acme", job.pk]), "#job-failures"),
         "nuggets-agreement": (reverse("gold:agreement", args=["acme"]), "#nugget-agreement"),
         "nuggets-dashboard": (
             reverse("metrics:dashboard", args=["acme"]) + "?level=lines&k=2",

@@ -36,5 +36,13 @@ LEVEL_LABELS = {
 }
 
 
+ASPECT_LABELS = {
+    "nugget": _("Nugget support"),
+    "support": _("Citation support"),
+    "needs_citation": _("Needs a citation"),
+    "crag": _("Answer grade (CRAG)"),
+}
+
+
 def measure_columns() -> list[tuple[str, str]]:
     return [(name, MEASURE_LABELS[name]) for name in MEASURES]

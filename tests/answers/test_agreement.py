@@ -1,0 +1,75 @@
+"""Agreement on answer judgements equals scikit-learn's Cohen's kappa and the
+krippendorff package's alpha on the same judgements."""
+
+from __future__ import annotations
+
+import krippendorff
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from answers.agreement import agreement, aspect_agreement
+from answers.judging import Target, change_judgment
+from answers.models import Aspect, Citation
+
+from .test_metrics import judge_q1
+
+pytestmark = pytest.mark.django_db
+
+
+def test_support_agreement_equals_the_reference_implementations(answer_run, assessor):
+    anna, arno = answer_run["annotator"], answer_run["annotator2"]
+    judge_q1(answer_run, anna, {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 3)
+    judge_q1(answer_run, arno, {"n1": 2, "n2": 2, "n3": 0}, [2, 0, 0], 0, 1)
+    judge_q1(answer_run, assessor, {"n1": 0, "n2": 0, "n3": 0}, [0, 0, 0], 0, 0)  # not a person
+    other = answer_run["run"].answers.get(query__qid="q2")
+    change_judgment(
+        answer=other,
+        annotator=anna,
+        target=Target(Aspect.SUPPORT, Citation.objects.get(answer=other).pk),
+        value=2,
+    )
+    found = aspect_agreement(answer_run["project"], Aspect.SUPPORT)
+    assert found["annotators"] == ["anna", "arno"]
+    assert (found["targets"], found["shared"]) == (4, 3)
+    a, b = [2, 1, 0], [2, 0, 0]
+    (pair,) = found["pairs"]
+    assert pair["n"] == 3
+    assert pair["kappa"] == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2]))
+    assert pair["kappa_linear"] == pytest.approx(
+        cohen_kappa_score(a, b, labels=[0, 1, 2], weights="linear")
+    )
+    assert found["percent"] == pytest.approx(2 / 3)
+    reliability = np.array([[2, 1, 0, 2], [2, 0, 0, np.nan]])
+    assert found["alpha_nominal"] == pytest.approx(
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal")
+    )
+    assert found["alpha_ordinal"] == pytest.approx(
+        krippendorff.alpha(
+            reliability_data=reliability,
+            level_of_measurement="ordinal",
+            value_domain=[0, 1, 2],
+        )
+    )
+    nuggets = aspect_agreement(answer_run["project"], Aspect.NUGGET)
+    assert nuggets["pairs"][0]["kappa"] == pytest.approx(
+        cohen_kappa_score([2, 1, 0], [2, 2, 0], labels=[0, 1, 2])
+    )
+    assert [row["aspect"] for row in agreement(answer_run["project"])] == [a.value for a in Aspect]
+
+
+def test_one_person_gives_no_agreement(answer_run):
+    judge_q1(answer_run, answer_run["annotator"], {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 3)
+    found = aspect_agreement(answer_run["project"], Aspect.CRAG)
+    assert found["pairs"] == [] and found["percent"] is None
+
+
+def test_leads_see_agreement_on_the_dashboard_viewers_do_not(answer_run, login):
+    from django.urls import reverse
+
+    judge_q1(answer_run, answer_run["annotator"], {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 3)
+    judge_q1(answer_run, answer_run["annotator2"], {"n1": 2, "n2": 2, "n3": 0}, [2, 0, 0], 0, 3)
+    url = reverse("answers:dashboard", args=["acme"])
+    body = login(answer_run["adjudicator"]).get(url).content.decode()
+    assert 'data-aspect="crag"' in body and "anna–arno (1)" in body
+    assert 'id="answer-agreement"' not in login(answer_run["viewer"]).get(url).content.decode()

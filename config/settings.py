@@ -303,9 +303,14 @@ ASSAY_ANONYMOUS_BODY_BYTES = env_int("ASSAY_ANONYMOUS_BODY_BYTES", 256 * 1024, m
 # (10.1.2.0/24). Judges added with manage.py add_judge are the operator's and may call any.
 ASSAY_JUDGE_ALLOWED_HOSTS = env_list("ASSAY_JUDGE_ALLOWED_HOSTS", "*")
 
+# Two queues: "default" (imports, index builds) and "judging" (LLM judges, nugget
+# proposals), so that an import never waits behind a long judging job. bin/start runs a
+# worker for each (manage.py db_worker --queue-name default / judging); a lone
+# `manage.py db_worker` takes both, one task at a time.
 TASKS = {
     "default": {
         "BACKEND": os.environ.get("ASSAY_TASK_BACKEND", "django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default", "judging"],
     }
 }
 

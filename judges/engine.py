@@ -26,7 +26,7 @@ from annotator.models import Chunk, Document, Query
 from formats.errors import Problem, define, gettext_noop
 
 from .client import Budget, Caller, Endpoint, MissingKey, Outcome, RateLimiter
-from .models import JobStatus, JudgeJob, JudgePair, PairStatus
+from .models import JobStatus, JudgeJob, JudgePair, PairStatus, bounded
 from .scope import Pair
 from .services import host_policy, judged_by, prompts_for
 
@@ -46,7 +46,10 @@ def register_runner(kind: str, runner: Callable) -> None:
     _RUNNERS[kind] = runner
 
 
-@task()
+# Judging has its own queue: imports (the default queue) never wait behind a long job
+# (``manage.py db_worker --queue-name default`` and ``--queue-name judging``; bin/start
+# runs both).
+@task(queue_name="judging")
 def run_judge_job(job_id: int) -> None:
     execute_job(job_id)
 
@@ -58,8 +61,8 @@ def endpoint_of(job: JudgeJob) -> Endpoint:
         model=version.model,
         api_key_env=judge.api_key_env,
         temperature=version.temperature,
-        max_tokens=version.max_tokens,
-        timeout=judge.timeout_seconds,
+        max_tokens=bounded("max_tokens", version.max_tokens),
+        timeout=bounded("timeout_seconds", judge.timeout_seconds),
         logprobs=judge.logprobs,
         project=judge.project.slug,
         by_operator=judge.configured_by_operator,
@@ -103,8 +106,8 @@ def make_caller(job: JudgeJob, sleep, endpoint: Endpoint | None = None) -> Calle
     ``MissingKey`` when the key's variable is not set."""
     return Caller(
         endpoint or endpoint_of(job),
-        budget=Budget(job.budget),
-        limiter=RateLimiter(job.version.judge.rpm, sleep),
+        budget=Budget(bounded("budget", job.budget)),
+        limiter=RateLimiter(bounded("rpm", job.version.judge.rpm), sleep),
         sleep=sleep,
         attempts=getattr(settings, "ASSAY_JUDGE_ATTEMPTS", 4),
         backoff=getattr(settings, "ASSAY_JUDGE_BACKOFF_SECONDS", 1.0),
@@ -122,14 +125,15 @@ def run_calls(
     outcome from this thread; stop submitting on a cancel or a fatal failure (the pairs
     not tried end with that failure, without calls), then end the job."""
     judge = job.version.judge
+    concurrency = bounded("concurrency", judge.concurrency)
     queue = iter(pending)
     fatal: Outcome | None = None
     cancelled = False
-    with ThreadPoolExecutor(max_workers=judge.concurrency, thread_name_prefix="judge") as pool:
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge") as pool:
         running = {}
 
         def submit_more() -> None:
-            while len(running) < judge.concurrency:
+            while len(running) < concurrency:
                 pair = next(queue, None)
                 if pair is None:
                     return

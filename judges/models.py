@@ -9,12 +9,36 @@ the environment variable that holds it.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunk, Chunking, Document, Judgment, Project, Query
 from annotator.problems import ProblemField
+
+# The range of every judge setting, one source for the web form, add_judge, the model's
+# validation and the worker (which clamps any stored value into it): a job holds a worker
+# only so long and calls no more than this. The README lists them.
+LIMITS = {
+    "temperature": (0.0, 2.0),
+    "max_tokens": (1, 32_768),
+    "timeout_seconds": (0.1, 300.0),
+    "concurrency": (1, 16),
+    "rpm": (0, 10_000),
+    "budget": (1, 100_000),
+}
+
+
+def within(name: str):
+    low, high = LIMITS[name]
+    return [MinValueValidator(low), MaxValueValidator(high)]
+
+
+def bounded(name: str, value):
+    """``value`` clamped into the setting's range (for values stored before the limits)."""
+    low, high = LIMITS[name]
+    return min(max(value, low), high)
 
 
 class Judge(models.Model):
@@ -29,12 +53,16 @@ class Judge(models.Model):
     # ASSAY_JUDGE_KEY_* variable without the project being listed for it (judges.endpoints).
     configured_by_operator = models.BooleanField(default=False, editable=False)
     prompt = models.TextField()
-    temperature = models.FloatField(default=0.0)
-    max_tokens = models.PositiveIntegerField(default=200)
-    timeout_seconds = models.FloatField(default=60.0)
-    concurrency = models.PositiveSmallIntegerField(default=4)
-    rpm = models.PositiveIntegerField(default=60, help_text="Requests per minute (0: no limit).")
-    budget = models.PositiveIntegerField(default=1000, help_text="Maximum calls per job.")
+    temperature = models.FloatField(default=0.0, validators=within("temperature"))
+    max_tokens = models.PositiveIntegerField(default=200, validators=within("max_tokens"))
+    timeout_seconds = models.FloatField(default=60.0, validators=within("timeout_seconds"))
+    concurrency = models.PositiveSmallIntegerField(default=4, validators=within("concurrency"))
+    rpm = models.PositiveIntegerField(
+        default=60, help_text="Requests per minute (0: no limit).", validators=within("rpm")
+    )
+    budget = models.PositiveIntegerField(
+        default=1000, help_text="Maximum calls per job.", validators=within("budget")
+    )
     logprobs = models.BooleanField(
         default=False, help_text="Ask for token log-probabilities (unsure-first ordering)."
     )

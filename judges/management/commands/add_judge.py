@@ -4,7 +4,18 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
 from annotator.cli import project_named
+from judges.models import LIMITS
 from judges.services import JudgeError, create_judge
+
+# Each flag with a range and the judge setting whose range (judges.models.LIMITS) it has.
+FLAGS = (
+    ("--temperature", "temperature", "temperature"),
+    ("--max-tokens", "max_tokens", "max_tokens"),
+    ("--timeout", "timeout", "timeout_seconds"),
+    ("--concurrency", "concurrency", "concurrency"),
+    ("--rpm", "rpm", "rpm"),
+    ("--budget", "budget", "budget"),
+)
 
 
 class Command(BaseCommand):
@@ -33,11 +44,15 @@ class Command(BaseCommand):
             "--max-tokens", type=int, default=200, help="the most tokens an answer may take"
         )
         parser.add_argument(
-            "--timeout", type=float, default=60.0, help="seconds to wait for one answer"
+            "--timeout", type=float, default=60.0, help="seconds to wait for one answer (≤ 300)"
         )
-        parser.add_argument("--concurrency", type=int, default=4)
-        parser.add_argument("--rpm", type=int, default=60, help="requests per minute (0: no limit)")
-        parser.add_argument("--budget", type=int, default=1000, help="maximum calls per job")
+        parser.add_argument("--concurrency", type=int, default=4, help="calls at a time (≤ 16)")
+        parser.add_argument(
+            "--rpm", type=int, default=60, help="requests per minute (0: no limit; ≤ 10000)"
+        )
+        parser.add_argument(
+            "--budget", type=int, default=1000, help="maximum calls per job (≤ 100000)"
+        )
 
     def handle(self, *args, **options):
         project = project_named(options["slug"])
@@ -47,13 +62,10 @@ class Command(BaseCommand):
                 prompt = Path(options["prompt"]).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
                 raise CommandError(f"cannot read the prompt file: {error}") from None
-        for name, low, high, what in (
-            ("temperature", 0.0, 2.0, "--temperature must be between 0 and 2"),
-            ("max_tokens", 1, 100_000, "--max-tokens must be between 1 and 100000"),
-            ("timeout", 0.001, 3600.0, "--timeout must be more than 0 and at most 3600 seconds"),
-        ):
-            if not low <= options[name] <= high:
-                raise CommandError(what)
+        for flag, option, setting in FLAGS:
+            low, high = LIMITS[setting]
+            if not low <= options[option] <= high:
+                raise CommandError(f"{flag} must be between {low:g} and {high:g}")
         slug = slugify(options["name"])[:40]
         if not slug:
             raise CommandError("the judge's name needs at least one letter or digit")

@@ -16,11 +16,12 @@ from numerics.nuggets import Subtopics, evaluate_nuggets, ranks_within
 
 def evaluate_nugget_files(
     run_path: str | Path, nuggets_path: str | Path, measures: list[str]
-) -> tuple[list[str], dict[str, np.ndarray]]:
-    """(qids, per-query values by measure) over the queries of the nugget file, in byte
-    order; a query the run does not answer scores 0, NaN where a measure leaves a query
-    out (``NuggetRecall(vital)`` on a query without vital nuggets). The run is ranked in
-    trec_eval's order, as every measure takes it."""
+) -> tuple[list[str], dict[str, np.ndarray], int]:
+    """(qids, per-query values by measure, how many of the run's queries have no nuggets)
+    over the queries of the nugget file, in byte order; a query the run does not answer
+    scores 0, NaN where a measure leaves a query out (``NuggetRecall(vital)`` on a query
+    without vital nuggets); the run's queries without nuggets are left out and counted.
+    The run is ranked in trec_eval's order, as every measure takes it."""
     found = read_nugget_file(nuggets_path)
     ranked = read_run(run_path)
     qids = sorted({q for q, _n, _v in found.nuggets}, key=lambda q: q.encode())
@@ -32,6 +33,7 @@ def evaluate_nugget_files(
     run_code, pair_code = codes[:n_items][ranked.item], codes[n_items:]
     position = {q: i for i, q in enumerate(qids)}
     run_qids = [q.decode() for q in ranked.qids.tolist()]
+    without = len(set(run_qids) - set(qids))
     query_of = np.array([position.get(q, -1) for q in run_qids], dtype=np.int64)
     run_query = query_of[ranked.query] if ranked.query.size else ranked.query
     keep = run_query >= 0
@@ -45,4 +47,5 @@ def evaluate_nugget_files(
         pair_nugget=np.array([n for n, _u in found.pairs], dtype=np.int64),
         pair_item=pair_code,
     )
-    return qids, evaluate_nuggets(subtopics, query, item, ranks_within(query), measures)
+    values = evaluate_nuggets(subtopics, query, item, ranks_within(query), measures)
+    return qids, values, without

@@ -89,7 +89,9 @@ class Command(FileCommand):
             )
         nugget_lines = []
         if nugget_names:
-            qids, values = evaluate_nugget_files(options["run"], options["nuggets"], nugget_names)
+            qids, values, without = evaluate_nugget_files(
+                options["run"], options["nuggets"], nugget_names
+            )
             for name in nugget_names:
                 kept = [v for v in values[name].tolist() if not math.isnan(v)]
                 result["mean"][name] = sum(kept) / len(kept) if kept else None
@@ -100,8 +102,12 @@ class Command(FileCommand):
                             nugget_lines.append(f"{name}\t{qid}\t{value:.4f}")
                 mean = result["mean"][name]
                 nugget_lines.append(f"{name}\tall\t{'-' if mean is None else f'{mean:.4f}'}")
-                # Standard error, so the output keeps trec_eval's three columns.
-                self.stderr.write(f"{name}: over {len(kept)} of {len(qids)} queries with nuggets")
+                # Standard error, so the output keeps trec_eval's three columns. Counted:
+                # the nugget file's queries and the run's queries without nuggets.
+                self.stderr.write(
+                    f"{name}: over {len(kept)} of {len(qids) + without} queries "
+                    "(those without nuggets left out)"
+                )
         if options["json"]:
             if not options["per_query"]:
                 result.pop("per_query")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.utils.translation import gettext as _
@@ -76,6 +76,8 @@ class Sources:
     pseudo: frozenset[str]
     users: frozenset[int]  # user pks of ``chosen``
     pseudo_users: frozenset[int]
+    # Each judge's latest version number (what ``judge:<slug>`` and ``judges`` stand for).
+    latest: dict[str, int] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -192,6 +194,7 @@ def resolve_sources(project: Project, requested=None) -> Sources:
         pseudo=frozenset(name for _pk, name, *_rest in members),
         users=frozenset(users),
         pseudo_users=frozenset(pk for pk, *_rest in members),
+        latest=latest,
     )
 
 

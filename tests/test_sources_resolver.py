@@ -251,3 +251,30 @@ def test_judge_labels_never_count_by_default(personas, corpus):
     assert chosen.gold.query_pks.tolist() == [corpus["query"].pk]
     assert chosen.gold.description["sources"] == ["judge:j"]
     assert Membership.objects.get(user=judge.current.annotator).role == Role.ANNOTATOR
+
+
+def test_the_sources_line_says_which_version_latest_is(personas, corpus, client):
+    from annotator.templatetags.sources_tags import sources_detail
+    from judges.services import create_judge, update_judge
+
+    project = personas["project"]
+    judge = create_judge(
+        project,
+        slug="gpt",
+        name="G",
+        base_url="http://127.0.0.1:1/v1",
+        model="m",
+        api_key_env="ASSAY_JUDGE_KEY_K",
+        by_operator=True,
+    )
+    update_judge(judge, model="m2")
+    line = sources_detail(resolve_sources(project, "people,judge:gpt"))
+    assert line == "people · judge gpt (latest version: v2)"
+    assert sources_detail(resolve_sources(project, "judges")).endswith("(judge gpt v2)")
+    assert sources_detail(resolve_sources(project, "judge:gpt@1")) == "judge gpt v1"
+    client.force_login(personas["owner"])
+    url = reverse("metrics:dashboard", args=["acme"])
+    page = client.get(url, {"sources": "people,judge:gpt"}).content.decode()
+    assert "judge gpt (latest version: v2)" in page
+    chinese = client.get(url, {"sources": "judge:gpt"}, HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
+    assert "评审模型 gpt（最新版本：v2）" in chinese.content.decode()

@@ -153,13 +153,28 @@ def test_default_numbers_equal_evaluate_on_the_qrels_of_people_and_assessors(
         out = io.StringIO()
         call_command(
             "evaluate", str(qrels), str(run_file), "-m", "nDCG@10", "-m", "P@5", "-m", "RR",
-            "--json", stdout=out,
+            "--json", "--per-query", stdout=out,
         )  # fmt: skip
-        expected = json.loads(out.getvalue())["mean"]
-        page = client.get(reverse("metrics:dashboard", args=["acme"]), {"level": level, "k": 10})
+        evaluated = json.loads(out.getvalue())
+        expected = evaluated["mean"]
+        dashboard = reverse("metrics:dashboard", args=["acme"])
+        page = client.get(dashboard, {"level": level, "k": 10})
         assert 'id="sources-line"' in page.content.decode()
         row = next(r for r in page.context["rows"] if r["run"].pk == run.pk)
         assert row["scores"].mean("nDCG@10") == pytest.approx(expected["nDCG@10"], abs=1e-12)
+        # Every drill-down of the default setting: the query's values equal evaluate's.
+        measures = {"level": level, "k": 10, "measure": ["nDCG@10", "P@5", "RR"]}
+        for qid, values in evaluated["per_query"].items():
+            drill = client.get(reverse("metrics:run_query", args=["acme", run.pk, qid]), measures)
+            shown = dict(drill.context["query_values"])
+            for name in ("nDCG@10", "P@5", "RR"):
+                assert shown[name] == pytest.approx(values[name], abs=1e-12), (qid, name)
+        # Choosing the judge on the page changes the numbers, and the page says so.
+        chosen = client.get(dashboard, {"level": level, "k": 10, "sources": "judge:fake"})
+        assert 'data-sources="judge:fake"' in chosen.content.decode()
+        assert "judge fake (latest version: v1)" in chosen.content.decode()
+        judged_row = next(r for r in chosen.context["rows"] if r["run"].pk == run.pk)
+        assert judged_row["judged"] != row["judged"]
         answer = api.get(
             reverse("api:run_metrics", args=["acme", run.pk]),
             {"level": level, "measure": ["nDCG@10", "P@5", "RR"]},

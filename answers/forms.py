@@ -28,3 +28,19 @@ class JudgmentForm(forms.Form):
 
 class UndoForm(forms.Form):
     action = forms.CharField(max_length=40)
+
+
+class AdjudicationForm(forms.Form):
+    aspect = forms.ChoiceField(choices=Aspect.choices)
+    target = forms.IntegerField(required=False, min_value=1)
+    value = forms.IntegerField(required=False, min_value=0, max_value=3)
+    reason = forms.CharField(max_length=2000, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if "aspect" in data:
+            target = None if data["aspect"] == Aspect.CRAG else data.get("target")
+            if data["aspect"] != Aspect.CRAG and target is None:
+                raise forms.ValidationError("a target is needed")
+            data["target"] = Target(data["aspect"], target)
+        return data

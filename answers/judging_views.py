@@ -8,18 +8,20 @@ the screen's action id.
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, JsonResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_label, get_project_for_user
+from annotator.models import Role
 
-from . import screen
-from .forms import JudgmentForm, UndoForm
+from . import adjudication, screen
+from .forms import AdjudicationForm, JudgmentForm, UndoForm
 from .judging import (
     JudgmentConflict,
     JudgmentRefused,
@@ -29,6 +31,14 @@ from .judging import (
     undo_judgment,
 )
 from .models import Answer
+from .presenting import ASPECT_LABELS
+
+CHOICES_OF = {
+    "nugget": "nugget_choices",
+    "support": "support_choices",
+    "needs_citation": "needs_choices",
+    "crag": "crag_choices",
+}
 
 
 def _member(request, slug):
@@ -147,3 +157,53 @@ def undo(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
             **_state(change.judgment),
         }
     )
+
+
+@login_required
+@require_GET
+def disputes(request: HttpRequest, slug: str):
+    """Targets people judged differently, each with a form for the lead's final value."""
+    project, membership = get_project_for_user(request, slug, Role.OWNER, Role.ADJUDICATOR)
+    return TemplateResponse(
+        request,
+        "answers/disputes.html",
+        {
+            "project": project,
+            "membership": membership,
+            "disputes": [
+                {
+                    "dispute": d,
+                    "what": adjudication.describe(d),
+                    "aspect": ASPECT_LABELS[d.target.aspect],
+                    "values": sorted(d.values.items()),
+                    "choices": screen.CHOICES[CHOICES_OF[d.target.aspect]],
+                }
+                for d in adjudication.disputes(project)
+            ],
+        },
+    )
+
+
+@login_required
+@require_POST
+def adjudicate(request: HttpRequest, slug: str, pk: int):
+    project, _membership = get_project_for_user(request, slug, Role.OWNER, Role.ADJUDICATOR)
+    answer = get_object_or_404(Answer, pk=pk, run__project=project)
+    form = AdjudicationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("That judgement cannot be saved."))
+    else:
+        data = form.cleaned_data
+        try:
+            adjudication.adjudicate(
+                answer=answer,
+                target=data["target"],
+                value=data["value"],
+                reason=data["reason"],
+                by=request.user,
+            )
+        except JudgmentRefused:
+            messages.error(request, _("That judgement cannot be saved."))
+        else:
+            messages.success(request, _("Final value saved."))
+    return redirect("answers:disputes", slug=project.slug)

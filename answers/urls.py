@@ -9,6 +9,12 @@ urlpatterns = [
     path("p/<slug:slug>/answers/judge/", judging_views.judge, name="judge"),
     path("p/<slug:slug>/answers/judge/<int:pk>/save/", judging_views.save, name="judge_save"),
     path("p/<slug:slug>/answers/judge/<int:pk>/undo/", judging_views.undo, name="judge_undo"),
+    path("p/<slug:slug>/answers/disputes/", judging_views.disputes, name="disputes"),
+    path(
+        "p/<slug:slug>/answers/disputes/<int:pk>/",
+        judging_views.adjudicate,
+        name="adjudicate",
+    ),
     path("p/<slug:slug>/answers/<int:pk>/", views.run_detail, name="run_detail"),
     path("p/<slug:slug>/answers/<int:pk>/<int:answer>/", views.answer_view, name="answer"),
     path("api/p/<slug:slug>/answers/", api_views.answer_runs, name="api_answer_runs"),

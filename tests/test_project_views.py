@@ -99,6 +99,8 @@ PAGE_ROLES = {
     "answers:judge": {"owner", "adjudicator", "annotator"},
     "answers:judge_save": None,
     "answers:judge_undo": None,
+    "answers:disputes": LEADS,
+    "answers:adjudicate": None,
 }
 
 

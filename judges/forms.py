@@ -16,7 +16,10 @@ from .prompts import unknown_placeholders
 
 class JudgeForm(forms.ModelForm):
     base_url = forms.URLField(
-        max_length=500, assume_scheme="https", label=_("Base URL (OpenAI-compatible)")
+        max_length=500,
+        assume_scheme="https",
+        label=_("Base URL (OpenAI-compatible)"),
+        help_text=_("A public host, or one the server's operator allows."),
     )
 
     class Meta:
@@ -51,6 +54,10 @@ class JudgeForm(forms.ModelForm):
             "logprobs": _("Log-probabilities"),
         }
         help_texts = {
+            "api_key_env": _(
+                "A variable named ASSAY_JUDGE_KEY_…, one the server's operator allows for this "
+                "project."
+            ),
             "rpm": "",  # the label says it
             "budget": "",
             "logprobs": _("Ask for token log-probabilities (unsure-first ordering)."),

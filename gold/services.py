@@ -11,6 +11,8 @@ from annotator.revisions import bump
 from annotator.sources import PEOPLE, pinned_sources, resolve_sources, source_labels
 from numerics.grades import check_grade
 from numerics.mapping import MappingPolicy
+from quality.dimensions import project_gain_rule
+from quality.grades import recorded_quality
 
 from .models import Adjudication, AdjudicationHistory, GoldLabel, GoldSet
 from .parts import parts
@@ -141,6 +143,14 @@ def freeze_gold_set(
     Raises ``SelectionError`` (nothing written) when the choice holds no labels.
     """
     recorded = gold_policy(project, policy, annotators, mapping, sources)
+    # How quality enters the gain, and the quality grades it reads, frozen with the labels
+    # (recorded only when there is something: older versions read as "none").
+    rule = project_gain_rule(project)
+    if not rule.is_none:
+        recorded["gain"] = str(rule)
+    quality = recorded_quality(project, recorded["annotators"])
+    if quality:
+        recorded["quality"] = quality
     judgments = (
         Judgment.objects.filter(query__project=project)
         .filter(annotator__username__in=recorded["annotators"])

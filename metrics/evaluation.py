@@ -29,12 +29,14 @@ from gold.units import (
     mapping_of,
     units_for_level,
 )
+from numerics.gain import GainRule
 from numerics.mapping import MappingPolicy
 from numerics.measures import RunIndex, evaluate_index
 from numerics.measures.trec_eval import expand_measures
 from numerics.significance import bootstrap_cis
 
 from . import score_cache
+from .gain import default_gain, describe, gained
 from .label_state import LabelState, counted_labels, label_state, level_grades
 from .models import Run
 from .rankings import (
@@ -90,6 +92,10 @@ class Gold:
     # The label sources the live grades stand on (None for a frozen gold set, whose
     # recorded policy says whose labels it holds).
     sources: Sources | None = None
+    # How source quality enters the grades (``metrics.gain``): none, weight or minimum.
+    gain: GainRule = field(default_factory=GainRule)
+    gain_asked: bool = False  # named by the setting, not the gold set's or project's own
+    project: Project | None = field(default=None, compare=False, repr=False)
 
     @property
     def units(self) -> Units:
@@ -118,11 +124,18 @@ class Gold:
         return self.sources.names if self.sources is not None else []
 
     @property
+    def gain_text(self) -> str:
+        """The gain rule in words (``metrics.gain.describe``)."""
+        project = self.gold_set.project if self.gold_set is not None else self.project
+        return describe(self.gain, project)
+
+    @property
     def description(self) -> dict:
         return {
             "gold": f"{self.gold_set.name} v{self.gold_set.version}" if self.gold_set else "live",
             **self.grades.policy,
             "sources": self.source_names,
+            "gain": str(self.gain),
         }
 
 
@@ -145,19 +158,32 @@ def load_gold(
     mapping: MappingPolicy | None = None,
     state: LabelState | None = None,
     sources: Sources | None = None,
+    gain: GainRule | None = None,
 ) -> Gold:
     """Gold grades at ``level`` from a frozen gold set (its own mapping unless another is
     given) or the live labels of ``sources`` (resolved; ``people,assessors`` when None);
     ``state``: ``label_state(project, gold_set)`` if already read (a dashboard maps one
-    state onto every level it shows)."""
+    state onto every level it shows). ``gain``: how quality enters the grades (the gold
+    set's recorded rule, or the project's, when None; ``metrics.gain``)."""
     if mapping is None:
         mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
     sources = resolve_sources(project, sources) if gold_set is None else None
     state = state or label_state(project, gold_set)
     units = level_units(project, level)
     grades, query_pks, key = level_grades(state, units, mapping, gold_set, sources)
+    rule = gain if gain is not None else default_gain(project, gold_set)
+    if not rule.is_none:
+        grades, key = gained(project, gold_set, rule, grades, key, sources)
     gold = Gold(
-        grades, gold_set, project.relevance_threshold, origin=key, state=state, sources=sources
+        grades,
+        gold_set,
+        project.relevance_threshold,
+        origin=key,
+        state=state,
+        sources=sources,
+        gain=rule,
+        gain_asked=gain is not None,
+        project=project,
     )
     gold.__dict__["query_pks"] = query_pks  # the cached_property, already known
     return gold
@@ -225,9 +251,13 @@ class EvaluationSetting:
         gold_set = self.gold.gold_set
         live = gold_set is None and self.gold.sources is not None
         sources = {"sources": self.gold.sources.text} if live else {}
+        # The gain rule only once quality enters the numbers, so links stay as they were.
+        asked = self.gold.gain_asked or not self.gold.gain.is_none
+        gain = {"gain": str(self.gold.gain)} if asked else {}
         return urlencode(
             {
                 **sources,
+                **gain,
                 "gold": gold_set.pk if gold_set else "live",
                 "level": self.level,
                 "k": self.k,
@@ -263,6 +293,7 @@ class EvaluationSetting:
                 mapping=self.mapping,
                 state=self._state,
                 sources=self.gold.sources,
+                gain=self.gold.gain,
             )
         return self._golds[level]
 
@@ -292,6 +323,7 @@ def evaluation_setting(
     measures: list[str] | None = None,
     charts: list[str] | None = None,
     sources=None,
+    gain: GainRule | None = None,
 ) -> EvaluationSetting:
     """The setting of the dashboards and the API: gold grades loaded at ``level`` (at
     documents for ``own``, the other levels' grades as runs need them) from the labels
@@ -309,6 +341,7 @@ def evaluation_setting(
         mapping=mapping,
         state=state,
         sources=sources,
+        gain=gain,
     )
     return EvaluationSetting(
         gold,

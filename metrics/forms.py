@@ -16,6 +16,7 @@ from formats.rows import JsonRefused, load_json
 from formats.values import value_problem
 from gold.forms import MAPPING_CHOICES
 from gold.units import levels
+from numerics.gain import GainRule
 from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
 from numerics.measures.trec_eval import expand_measures
@@ -32,6 +33,7 @@ from .evaluation import (
     evaluation_setting,
     measure_name,
 )
+from .gain import check_rule
 from .models import MeasureChoice
 
 
@@ -58,6 +60,9 @@ class DashboardForm(forms.Form):
     group = forms.CharField(required=False, max_length=200)
     # Whose live labels count (``annotator.sources``): people,assessors unless chosen.
     sources = forms.CharField(required=False, max_length=2000)
+    # How source quality enters the gain (``metrics.gain``): the gold set's or project's
+    # rule unless named.
+    gain = forms.CharField(required=False, max_length=200)
 
     def __init__(self, data, *, membership, remembered: bool = True):
         """``remembered``: without ``measure`` parameters, use the measures the member
@@ -122,6 +127,12 @@ class DashboardForm(forms.Form):
     def clean_k(self):
         return self.cleaned_data["k"] or 10
 
+    def clean_gain(self) -> GainRule | None:
+        try:
+            return check_rule(self.project, self.cleaned_data["gain"])
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+
     def clean_mapping(self):
         text = self.cleaned_data["mapping"]
         if not text:
@@ -163,6 +174,7 @@ class DashboardForm(forms.Form):
             measures=data["measures"] or None,
             charts=data["charts"],
             sources=data["sources"],
+            gain=data["gain"],
         )
 
 

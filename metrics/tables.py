@@ -16,10 +16,11 @@ from .models import Run
 def _setting_columns(setting: EvaluationSetting, level: str) -> list:
     gold = setting.gold.description["gold"]
     sources = ",".join(setting.source_names)
-    return [level, setting.level, setting.k, str(setting.mapping), gold, sources]
+    gain = str(setting.gold.gain)
+    return [level, setting.level, setting.k, str(setting.mapping), gold, sources, gain]
 
 
-SETTING_HEADER = ["level", "requested level", "k", "mapping", "gold", "sources"]
+SETTING_HEADER = ["level", "requested level", "k", "mapping", "gold", "sources", "gain"]
 
 
 def _parameter(value) -> object:

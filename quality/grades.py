@@ -286,16 +286,22 @@ def grades_for_documents(
 
 
 def quality_by_document(
-    dimension: QualityDimension, document_pks: np.ndarray, *, sources=None
+    dimension: QualityDimension,
+    document_pks: np.ndarray,
+    *,
+    sources=None,
+    annotators: list[str] | None = None,
 ) -> np.ndarray:
     """Each document's quality grade on ``dimension`` (``UNJUDGED`` where none): for
-    every annotator who counts (``sources``, an ``annotator.sources.Sources``; everyone
-    when None) the grade of the document, or of its site; then the majority of those
-    annotators' grades (a tie goes to the higher grade)."""
+    every annotator who counts (``sources``, an ``annotator.sources.Sources``, or the
+    named ``annotators``; everyone when neither) the grade of the document, or of its
+    site; then the majority of those annotators' grades (a tie goes to the higher)."""
     document_pks = np.asarray(document_pks, dtype=np.int64)
     grades = QualityGrade.objects.filter(dimension=dimension)
     if sources is not None:
         grades = sources.judgments(grades)
+    if annotators is not None:
+        grades = grades.filter(annotator__username__in=annotators)
     rows = list(grades.values_list("annotator_id", "document_id", "site", "grade"))
     if not rows or not document_pks.size:
         return np.full(document_pks.size, UNJUDGED, dtype=np.int64)
@@ -320,3 +326,18 @@ def quality_by_document(
         return np.full(document_pks.size, UNJUDGED, dtype=np.int64)
     keys = np.array(list(own), dtype=np.int64)
     return majority(keys[:, 0], np.array(list(own.values()), dtype=np.int64), document_pks.size)
+
+
+def recorded_quality(project: Project, annotators: list[str]) -> dict[str, dict[str, int]]:
+    """What a frozen gold set keeps of quality: per dimension key, each graded document's
+    grade (by document pk, as text) from the named annotators' grades."""
+    recorded = {}
+    pks = np.array(list(project.documents.order_by("pk").values_list("pk", flat=True)))
+    for dimension in QualityDimension.objects.filter(project=project):
+        grades = quality_by_document(dimension, pks, annotators=annotators)
+        judged = grades != UNJUDGED
+        if judged.any():
+            recorded[dimension.key] = {
+                str(pk): int(g) for pk, g in zip(pks[judged], grades[judged], strict=True)
+            }
+    return recorded

@@ -26,8 +26,8 @@ def test_metrics_csv_has_a_column_per_measure_bound_and_parameter(login, persona
     rows = list(csv.DictReader(io.StringIO(text)))
     header = list(rows[0])
     assert header == [
-        "run", "run id", "level", "requested level", "k", "mapping", "gold", "sources", "series",
-        "tags",
+        "run", "run id", "level", "requested level", "k", "mapping", "gold", "sources", "gain",
+        "series", "tags",
         "param:k", "nDCG@5", "nDCG@5 low", "nDCG@5 high", "RR", "RR low", "RR high",
         "Judged@5", "units", "lines dropped",
     ]  # fmt: skip

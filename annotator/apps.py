@@ -30,8 +30,14 @@ class AnnotatorConfig(AppConfig):
         connection_created.connect(_sqlite_functions, dispatch_uid="assay_sqlite_functions")
         # Problems stored by import jobs are shown by code: every code is registered
         # where it is defined, so those modules are loaded in every process.
+        # An import whose worker died is run again by the next free worker.
+        from operations.leases import LeasedKind, register
+
         from . import (  # noqa: F401
             import_jobs,
             importing,
             revisions,
         )
+        from .models import ImportJob, ImportStatus
+
+        register(LeasedKind("import", ImportJob, ImportStatus.RUNNING, import_jobs.take_over))

@@ -20,6 +20,7 @@ from django_tasks import task
 
 from formats import FileRejected
 from formats.errors import define, gettext_noop
+from operations import leases
 
 from . import file_store
 from .importing import ImportResult, run_import
@@ -147,13 +148,32 @@ def process_import(job_id: int) -> None:
     execute_job(job_id)
 
 
+def _load(job_id: int) -> ImportJob:
+    return ImportJob.objects.select_related("project", "created_by").get(pk=job_id)
+
+
 def execute_job(job_id: int) -> ImportJob:
-    job = ImportJob.objects.select_related("project", "created_by").get(pk=job_id)
-    if job.status != ImportStatus.PENDING:
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportStatus.PENDING).update(
+        status=ImportStatus.RUNNING, **leases.lease_fields()
+    )
+    job = _load(job_id)
+    if not claimed:
         return job
-    job.status = ImportStatus.RUNNING
-    job.save(update_fields=["status"])
+    return _execute(job)
+
+
+def take_over(job_id: int) -> None:
+    """Run again an import whose worker died. Its rows were staged or written in one
+    transaction, so nothing of the first try reached the project: the import starts
+    from the beginning, on the upload still in the file store."""
+    _execute(_load(job_id))
+
+
+def _execute(job: ImportJob) -> ImportJob:
+    """Import the upload, renewing the job's lease meanwhile; the outcome is recorded
+    only while this worker still holds the job."""
     progress = JobProgress(job)
+    heartbeat = leases.Heartbeat(ImportJob, job.pk).__enter__()
     try:
         result = _import(job, progress)
     except FileRejected as failure:
@@ -166,18 +186,18 @@ def execute_job(job_id: int) -> ImportJob:
         job.notes = list(result.notes)
         job.report = [line.as_json() for line in result.report][:MAX_REPORTED_FILES]
     finally:
+        heartbeat.__exit__(None, None, None)
         job.finished_at = timezone.now()
         job.processed_bytes = job.size if job.status == ImportStatus.DONE else 0
-        job.save(
-            update_fields=[
-                "status",
-                "problems",
-                "created_count",
-                "notes",
-                "finished_at",
-                "processed_bytes",
-                "report",
-            ]
+        ImportJob.objects.filter(pk=job.pk, worker=leases.worker_name()).update(
+            status=job.status,
+            problems=job.problems,
+            created_count=job.created_count,
+            notes=job.notes,
+            finished_at=job.finished_at,
+            processed_bytes=job.processed_bytes,
+            report=job.report,
+            lease_until=None,
         )
         for name in _upload_files(job):
             file_store.delete(name)

@@ -302,6 +302,13 @@ ASSAY_ANONYMOUS_BODY_BYTES = env_int("ASSAY_ANONYMOUS_BODY_BYTES", 256 * 1024, m
 # public host, host names (.example.org for its subdomains), IP addresses or networks
 # (10.1.2.0/24). Judges added with manage.py add_judge are the operator's and may call any.
 ASSAY_JUDGE_ALLOWED_HOSTS = env_list("ASSAY_JUDGE_ALLOWED_HOSTS", "*")
+# Long jobs (judging, imports) hold a lease their worker renews; a job whose lease is
+# older than this is taken over by the next free worker (operations.leases). On SIGTERM
+# a worker lets the calls in flight finish for at most ASSAY_WORKER_GRACE_SECONDS (≤ 10).
+ASSAY_JOB_LEASE_SECONDS = env_int("ASSAY_JOB_LEASE_SECONDS", 60, minimum=1)
+ASSAY_WORKER_GRACE_SECONDS = min(10, env_int("ASSAY_WORKER_GRACE_SECONDS", 8, minimum=0))
+# A judging job pauses after this many connection errors, timeouts or 5xx in a row.
+ASSAY_JUDGE_BREAKER = env_int("ASSAY_JUDGE_BREAKER", 5, minimum=1)
 
 # Two queues: "default" (imports, index builds) and "judging" (LLM judges, nugget
 # proposals), so that an import never waits behind a long judging job. bin/start runs a

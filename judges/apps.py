@@ -17,3 +17,12 @@ class JudgesConfig(AppConfig):
 
         register()
         register_suggestion_source(judge_suggestions)
+        # A judging job whose worker died is taken over by the next free worker.
+        from operations.leases import LeasedKind
+        from operations.leases import register as register_leased
+
+        from .models import JobStatus, JudgeJob
+
+        register_leased(
+            LeasedKind("judge", JudgeJob, JobStatus.RUNNING, engine.take_over, queue="judging")
+        )

@@ -52,6 +52,10 @@ class Outcome:
     completion_tokens: int = 0
     fatal: bool = False  # every further call would fail the same way
     answer: str = ""  # the model's text, for calls that read it themselves (``Caller.ask``)
+    # The job must pause before this pair is settled (breaker open, budget spent): the
+    # pair stays waiting and is asked again when the job resumes.
+    interrupted: bool = False
+    raw: str = ""  # the model's reply when it could not be read (first RAW_BYTES bytes)
 
 
 class Budget:
@@ -67,6 +71,66 @@ class Budget:
                 return False
             self.used += 1
             return True
+
+
+RAW_BYTES = 2048
+TRANSIENT = ("timeout", "unreachable", "server_error")
+
+
+def clip_raw(text: str | None, secret: str = "") -> str:
+    """The first ``RAW_BYTES`` bytes of a reply, with the key blanked should it echo it."""
+    text = text or ""
+    if secret:
+        text = text.replace(secret, "***")
+    return text.encode()[:RAW_BYTES].decode(errors="ignore")
+
+
+def _reply_text(response) -> str:
+    """What the model said in a completed call (its text or its refusal), if anything."""
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return ""
+    message = choices[0].message
+    return getattr(message, "content", None) or getattr(message, "refusal", None) or ""
+
+
+class Breaker:
+    """Opens after ``limit`` connection errors, timeouts or 5xx in a row (any answer from
+    the endpoint closes the count); also counts HTTP 429s, to say why a budget ran out.
+    Shared by the threads of one job."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.run: list[str] = []  # the failures in a row, by kind
+        self.rate_limited = 0  # HTTP 429s of this run, in all
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> bool:
+        return len(self.run) >= self.limit
+
+    def failed(self, kind: str) -> None:
+        with self._lock:
+            if kind in TRANSIENT and not self.open:
+                self.run.append(kind)
+            elif kind == "rate_limited":
+                self.rate_limited += 1
+                self.run.clear()
+
+    def answered(self) -> None:
+        with self._lock:
+            self.run.clear()
+
+    def problem(self) -> Problem:
+        kinds = set(self.run)
+        count = len(self.run)
+        if kinds == {"timeout"}:
+            return ENDPOINT_TIMEOUTS(count=count)
+        if kinds == {"unreachable"}:
+            return ENDPOINT_UNREACHABLE(count=count)
+        if kinds == {"server_error"}:
+            return ENDPOINT_5XX(count=count)
+        return ENDPOINT_FAILING(count=count)
 
 
 class RateLimiter:
@@ -106,6 +170,22 @@ REQUEST_REFUSED = define(
 UNREADABLE = define("judge_call.unreadable", gettext_noop("the response is not readable"))
 NO_CHOICE = define("judge_call.no_answer", gettext_noop("the response has no answer"))
 REFUSED = define("judge_call.refusal", gettext_noop("the model refused to grade"))
+ENDPOINT_TIMEOUTS = define(
+    "judge_call.breaker_timeouts",
+    gettext_noop("endpoint not answering: %(count)s timeouts in a row"),
+)
+ENDPOINT_UNREACHABLE = define(
+    "judge_call.breaker_unreachable",
+    gettext_noop("endpoint not answering: %(count)s connection errors in a row"),
+)
+ENDPOINT_5XX = define(
+    "judge_call.breaker_5xx",
+    gettext_noop("endpoint not answering: %(count)s server errors (5xx) in a row"),
+)
+ENDPOINT_FAILING = define(
+    "judge_call.breaker",
+    gettext_noop("endpoint not answering: %(count)s timeouts, connection errors or 5xx in a row"),
+)
 NOT_OPENAI = define(
     "judge_call.not_openai",
     gettext_noop("the endpoint did not answer as an OpenAI-compatible server"),
@@ -159,6 +239,7 @@ class Caller:
         attempts: int = 4,
         backoff: float = 1.0,
         max_wait: float = 60.0,
+        breaker: Breaker | None = None,
     ):
         key = resolve_key(
             endpoint.api_key_env, project=endpoint.project, by_operator=endpoint.by_operator
@@ -176,6 +257,8 @@ class Caller:
         )
         self.budget, self.limiter, self.sleep = budget, limiter, sleep
         self.attempts, self.backoff, self.max_wait = attempts, backoff, max_wait
+        self.breaker = breaker or Breaker(10**9)
+        self.secret = key
 
     def _request(self, prompt: str):
         extra = {"logprobs": True, "top_logprobs": 4} if self.endpoint.logprobs else {}
@@ -199,6 +282,8 @@ class Caller:
 
     def _call(self, prompt: str, read: Callable[[object, Outcome], Outcome]) -> Outcome:
         outcome = self._attempts(prompt, read)
+        if outcome.interrupted:
+            return outcome
         if not self.endpoint.by_operator and _from_endpoint(outcome):
             # A judge configured on the web learns nothing of what answered (status codes,
             # open or closed ports): its failures say one sentence.
@@ -208,8 +293,8 @@ class Caller:
     def _attempts(self, prompt: str, read: Callable[[object, Outcome], Outcome]) -> Outcome:
         outcome = Outcome()
         for attempt in range(self.attempts):
-            if not self.budget.take():
-                outcome.failure, outcome.detail = "budget", BUDGET_SPENT()
+            if self.breaker.open or not self.budget.take():
+                outcome.interrupted = True
                 return outcome
             self.limiter.wait()
             outcome.calls += 1
@@ -248,8 +333,18 @@ class Caller:
                 if self.endpoint.by_operator:
                     return outcome
             else:
+                self.breaker.answered()
                 outcome = read(response, outcome)
+                if outcome.failure:
+                    outcome.raw = clip_raw(_reply_text(response), self.secret)
                 if self.endpoint.by_operator or not _from_endpoint(outcome):
+                    return outcome
+            if self.endpoint.by_operator:
+                # An operator's judge pauses after N endpoint failures in a row (the
+                # breaker); one configured on the web ends as below, telling nothing.
+                self.breaker.failed(outcome.failure)
+                if self.breaker.open:
+                    outcome.interrupted = True
                     return outcome
             if attempt < self.attempts - 1:
                 outcome.retries += 1
@@ -257,9 +352,7 @@ class Caller:
         # A judge configured on the web meets every failure of the endpoint the same way
         # (tried ``attempts`` times, then the job's other pairs end without calls), so its
         # counters tell a closed port from an open one no more than its messages do.
-        outcome.fatal = outcome.failure == "unreachable" or (
-            not self.endpoint.by_operator and _from_endpoint(outcome)
-        )
+        outcome.fatal = not self.endpoint.by_operator and _from_endpoint(outcome)
         return outcome
 
 

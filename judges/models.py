@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunk, Chunking, Document, Judgment, Project, Query
 from annotator.problems import ProblemField
+from operations.models import Leased
 
 # The range of every judge setting, one source for the web form, add_judge, the model's
 # validation and the worker (which clamps any stored value into it): a job holds a worker
@@ -115,6 +116,7 @@ class JudgeVersion(models.Model):
 class JobStatus(models.TextChoices):
     PENDING = "pending", _("Waiting")
     RUNNING = "running", _("Running")
+    PAUSED = "paused", _("Paused")
     DONE = "done", _("Done")
     CANCELLED = "cancelled", _("Cancelled")
     FAILED = "failed", _("Failed")
@@ -132,7 +134,7 @@ class JobKind(models.TextChoices):
     NUGGETS = "nuggets", _("Nugget proposals")
 
 
-class JudgeJob(models.Model):
+class JudgeJob(Leased):
     """A job of a judge version: labels for (query, unit) pairs, or — ``kind`` nuggets —
     nugget proposals for queries (one pair per query, without a unit), run by the same
     worker with the same budget, counters, failures, cancelling and resuming."""
@@ -148,6 +150,7 @@ class JudgeJob(models.Model):
     chunking = models.ForeignKey(Chunking, null=True, blank=True, on_delete=models.CASCADE)
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.PENDING)
     cancel_requested = models.BooleanField(default=False)
+    pause_requested = models.BooleanField(default=False)
     budget = models.PositiveIntegerField()
     n_pairs = models.PositiveIntegerField(default=0)
     calls = models.PositiveIntegerField(default=0)
@@ -172,6 +175,12 @@ class JudgeJob(models.Model):
     @property
     def active(self) -> bool:
         return self.status in (JobStatus.PENDING, JobStatus.RUNNING)
+
+    @property
+    def worker_gone(self) -> bool:
+        """Running, but its worker stopped renewing the lease (died or lost): the next
+        free worker takes it over; pause, resume and cancel act on it at once."""
+        return self.status == JobStatus.RUNNING and not self.lease_alive
 
 
 class PairStatus(models.TextChoices):
@@ -217,6 +226,8 @@ class JudgePair(models.Model):
     failure = models.CharField(max_length=16, choices=Failure.choices, blank=True)
     # Why the pair failed, beyond ``failure``: a problem (a code and its values), or None.
     detail = ProblemField(null=True, blank=True)
+    # What the model answered when its answer could not be read (first 2 KB).
+    raw_reply = models.TextField(blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     judgment = models.ForeignKey(
         Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -1,5 +1,10 @@
 """The judge's prompt: a default in the style of UMBRELA (grades 0–3), placeholders, rendering.
 
+The default prompt has an English and a Simplified Chinese version: a judge that keeps
+the default speaks to the model in the language of each query (Chinese when the query is
+mostly Chinese characters), with the project's grade labels in that language when they
+are Assay's defaults. A prompt the owner wrote is sent as written.
+
 A template names what it needs with ``{{placeholder}}``; only the names in
 ``PLACEHOLDERS`` exist, so an edited template cannot reach anything else. Rendering is a
 plain substitution (no template language, no escaping: the text goes to a model, not a page).
@@ -55,6 +60,61 @@ def normalise_prompt(text: str) -> str:
     prompt: saving one over the other makes no new judge version."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip() for line in lines).strip()
+
+
+DEFAULT_PROMPT_ZH = """\
+你是一名相关性评估员。你会看到一个搜索查询和一段文字，请按以下等级评定这段文字对查询的\
+回答程度：
+
+3 = {{grade_3}}
+2 = {{grade_2}}
+1 = {{grade_1}}
+0 = {{grade_0}}
+
+项目评估准则（可能为空）：
+{{guidelines}}
+
+请在心里逐步思考：先想清楚提问的人需要什么，再判断这段文字是否与查询有关（M），以及它的\
+回答是否可信、完整（T）；然后根据 M 和 T 定下一个等级。不要写出你的步骤。
+
+查询：{{query}}
+
+文字（出自“{{title}}”）：
+{{passage}}
+
+只回答一个 JSON 对象，不要有其他内容：{"grade": <0、1、2 或 3>, "reason": \
+"<一句简短的中文理由>"}
+"""
+DEFAULT_PROMPTS = {"en": DEFAULT_PROMPT, "zh": DEFAULT_PROMPT_ZH}
+# Assay's default grade labels (annotator's DEFAULT_GRADE_LABELS) in Chinese.
+DEFAULT_GRADE_LABELS_ZH = {
+    "Not relevant": "不相关",
+    "Related, does not answer": "相关，但未回答",
+    "Partially answers": "部分回答",
+    "Fully answers": "完全回答",
+}
+LANGUAGE_NAMES = {"en": "English", "zh": "Simplified Chinese"}
+
+
+def language_of(text: str) -> str:
+    """ "zh" when most letters of ``text`` are CJK characters, else "en"."""
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
+    letters = sum(1 for ch in text if ch.isalpha())
+    return "zh" if letters and cjk * 2 >= letters else "en"
+
+
+def template_for(template: str, language: str) -> str:
+    """The default prompt in ``language``; any other prompt as written."""
+    if template in DEFAULT_PROMPTS.values():
+        return DEFAULT_PROMPTS.get(language, DEFAULT_PROMPT)
+    return template
+
+
+def labels_for(grade_labels, language: str) -> list[tuple[int, str]]:
+    """The project's grade labels, Assay's defaults put in ``language``."""
+    if language != "zh":
+        return list(grade_labels)
+    return [(grade, DEFAULT_GRADE_LABELS_ZH.get(label, label)) for grade, label in grade_labels]
 
 
 def unknown_placeholders(template: str) -> list[str]:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from annotator.models import (
     Chunk,
@@ -24,7 +26,16 @@ from formats.errors import Problem, define, gettext_noop
 
 from .endpoints import HostPolicy, key_problem, url_problem
 from .models import JobStatus, Judge, JudgeJob, JudgePair, JudgeVersion, PairStatus
-from .prompts import DEFAULT_PROMPT, normalise_prompt, render, unknown_placeholders, values_for
+from .prompts import (
+    DEFAULT_PROMPT,
+    labels_for,
+    language_of,
+    normalise_prompt,
+    render,
+    template_for,
+    unknown_placeholders,
+    values_for,
+)
 from .scope import Pair, scope_pairs
 
 VERSIONED = ("prompt", "model", "temperature", "max_tokens")
@@ -58,6 +69,7 @@ NO_CHUNKING = define("judge.no_chunking", gettext_noop("the project has no chunk
 SAMPLE_SIZE = define("judge.sample_size", gettext_noop("a sample needs its size N"))
 UNKNOWN_QUERIES = define("judge.unknown_queries", gettext_noop("unknown query ids: %(qids)s"))
 STILL_RUNNING = define("judge.still_running", gettext_noop("the job is still running"))
+PAUSED_ON_REQUEST = define("judge_job.paused", gettext_noop("paused on request"))
 
 
 class JudgeError(ValueError):
@@ -288,7 +300,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def judged_by(version: JudgeVersion, pairs: list[Pair]) -> set[Pair]:
-    """The pairs this version has a label for already."""
+    """The pairs of ``pairs`` this version has a label for already, at the pair's own level:
+    a chunk label answers only its (query, chunk), a document label only its (query,
+    document), never the other level's pair."""
     if not pairs:
         return set()
     labels = Judgment.objects.filter(
@@ -300,7 +314,7 @@ def judged_by(version: JudgeVersion, pairs: list[Pair]) -> set[Pair]:
             done.add(Pair(query, document, chunk))
         elif granularity == "document":
             done.add(Pair(query, document, None))
-    return done
+    return done & set(pairs)
 
 
 def plan_job(
@@ -356,7 +370,8 @@ def plan_job(
 
 
 def prompts_for(version: JudgeVersion, pairs: list[Pair]) -> dict[Pair, str]:
-    """The rendered prompt of every pair (documents and queries loaded once)."""
+    """The rendered prompt of every pair (documents and queries loaded once), the default
+    prompt in each query's language (``prompts.language_of``)."""
     project = version.judge.project
     documents = {
         d.pk: d
@@ -376,14 +391,15 @@ def prompts_for(version: JudgeVersion, pairs: list[Pair]) -> dict[Pair, str]:
     for pair in pairs:
         document = documents[pair.document]
         text = document.text[chunks[pair.chunk] : ends[pair.chunk]] if pair.chunk else document.text
+        language = language_of(queries[pair.query])
         values = values_for(
             query=queries[pair.query],
             passage=text,
             title=document.title,
             guidelines=project.guidelines,
-            grade_labels=labels,
+            grade_labels=labels_for(labels, language),
         )
-        prompts[pair] = render(version.prompt, values)
+        prompts[pair] = render(template_for(version.prompt, language), values)
     return prompts
 
 
@@ -419,21 +435,58 @@ def queue(job: JudgeJob) -> None:
     transaction.on_commit(lambda: run_judge_job.enqueue(job.pk))
 
 
+def _worker_alive(now) -> Q:
+    """A running job whose worker still renews its lease."""
+    return Q(status=JobStatus.RUNNING, lease_until__gte=now)
+
+
+def _worker_gone(now) -> Q:
+    """A running job whose worker died: its lease has passed (or it never had one)."""
+    return Q(status=JobStatus.RUNNING) & (Q(lease_until__lt=now) | Q(lease_until__isnull=True))
+
+
 def cancel_job(job: JudgeJob) -> None:
-    """Ask a running job to stop after the calls in flight; a waiting one stops at once."""
-    JudgeJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(cancel_requested=True)
-    JudgeJob.objects.filter(pk=job.pk, status=JobStatus.PENDING).update(status=JobStatus.CANCELLED)
+    """Ask a running job to stop after the calls in flight; a waiting or paused one, or
+    one whose worker died, stops at once."""
+    now = timezone.now()
+    jobs = JudgeJob.objects.filter(pk=job.pk)
+    jobs.filter(_worker_alive(now)).update(cancel_requested=True)
+    jobs.filter(Q(status__in=[JobStatus.PENDING, JobStatus.PAUSED]) | _worker_gone(now)).update(
+        status=JobStatus.CANCELLED, finished_at=now, lease_until=None
+    )
+
+
+def pause_job(job: JudgeJob) -> None:
+    """Ask a running job to pause after the calls in flight; a waiting one, or one whose
+    worker died, pauses at once. A paused job goes on with ``resume_job``."""
+    now = timezone.now()
+    jobs = JudgeJob.objects.filter(pk=job.pk)
+    jobs.filter(_worker_alive(now)).update(pause_requested=True)
+    jobs.filter(Q(status=JobStatus.PENDING) | _worker_gone(now)).update(
+        status=JobStatus.PAUSED, error=PAUSED_ON_REQUEST(), lease_until=None
+    )
 
 
 def resume_job(job: JudgeJob, *, failed: bool = False, enqueue: bool = True) -> int:
-    """Run a finished or cancelled job again over its waiting pairs (and, with ``failed``,
-    its failed ones); pairs this version has judged meanwhile are skipped. Returns how
-    many pairs will be tried."""
+    """Run a paused, finished or cancelled job again, or one whose worker died, over its
+    waiting pairs (and, with ``failed``, its failed ones); pairs this version has judged
+    meanwhile are skipped. The job's calls so far count against its budget (the judge's
+    budget now). Returns how many pairs will be tried."""
+    now = timezone.now()
     with transaction.atomic():
-        updated = JudgeJob.objects.filter(pk=job.pk).exclude(
-            status__in=[JobStatus.PENDING, JobStatus.RUNNING]
+        updated = JudgeJob.objects.filter(pk=job.pk).filter(
+            Q(status__in=[JobStatus.PAUSED, JobStatus.DONE, JobStatus.CANCELLED, JobStatus.FAILED])
+            | _worker_gone(now)
         )
-        if not updated.update(status=JobStatus.PENDING, cancel_requested=False, finished_at=None):
+        if not updated.update(
+            status=JobStatus.PENDING,
+            cancel_requested=False,
+            pause_requested=False,
+            finished_at=None,
+            lease_until=None,
+            error=None,
+            budget=job.version.judge.budget,
+        ):
             raise JudgeError(STILL_RUNNING())
         if failed:
             job.pairs.filter(status=PairStatus.FAILED).update(

@@ -13,4 +13,5 @@ urlpatterns = [
     path("p/<slug:slug>/judges/jobs/<int:job_pk>/", views.job_status, name="job"),
     path("p/<slug:slug>/judges/jobs/<int:job_pk>/cancel/", views.job_cancel, name="cancel"),
     path("p/<slug:slug>/judges/jobs/<int:job_pk>/resume/", views.job_resume, name="resume"),
+    path("p/<slug:slug>/judges/jobs/<int:job_pk>/pause/", views.job_pause, name="pause"),
 ]

@@ -30,6 +30,7 @@ from .services import (
     JudgeError,
     cancel_job,
     create_judge,
+    pause_job,
     plan_job,
     resume_job,
     start_job,
@@ -224,6 +225,15 @@ def job_status(request: HttpRequest, slug: str, job_pk: int) -> HttpResponse:
 def job_cancel(request: HttpRequest, slug: str, job_pk: int) -> HttpResponse:
     job, project, _membership = _get_job_for_user(request, slug, job_pk)
     cancel_job(job)
+    return redirect("judges:job", slug=project.slug, job_pk=job.pk)
+
+
+@login_required
+@require_POST
+def job_pause(request: HttpRequest, slug: str, job_pk: int) -> HttpResponse:
+    """Pause a job after the calls in flight (at once when its worker died)."""
+    job, project, _membership = _get_job_for_user(request, slug, job_pk)
+    pause_job(job)
     return redirect("judges:job", slug=project.slug, job_pk=job.pk)
 
 

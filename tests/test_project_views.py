@@ -67,6 +67,7 @@ PAGE_ROLES = {
     "judges:job": {"owner"},
     "judges:cancel": None,
     "judges:resume": None,
+    "judges:pause": None,
     "metrics:choose_measures": None,
     "metrics:runs": ALL,
     "metrics:series": LIVE_READERS,

@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from operations.models import Leased
+
 from ..problems import ProblemsField
 from .corpus import Query
 from .projects import Project
@@ -19,8 +21,9 @@ class ImportStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class ImportJob(models.Model):
-    """A file import, run in the background for the web upload page, with progress."""
+class ImportJob(Leased):
+    """A file import, run in the background for the web upload page, with progress; its
+    worker holds a lease on it (``operations.leases``)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
     kind = models.CharField(max_length=32)

@@ -5,7 +5,9 @@ It answers from markers in the prompt (so each test decides per passage what the
 prose, ``SEVEN`` grade 7, ``EMPTY`` nothing, ``LONG`` a very long answer, ``REFUSE`` a
 refusal, ``RATE429`` a 429 with ``Retry-After`` on the first call, ``ALWAYS429`` a 429
 every time, ``FLAKY500`` a 500 on the first call, ``ALWAYS500`` a 500 every time,
-``SLOW`` an answer later than the client waits. Without a marker the grade is the
+``SLOW`` an answer later than the client waits. ``delay`` makes every answer wait that
+long (a slow endpoint); ``hang`` makes every request wait without answering (an endpoint
+that accepts connections and never replies). Without a marker the grade is the
 passage's length modulo 4 (deterministic). A nugget prompt gets nuggets citing its
 passages (``nuggets``). A wrong key gets 401, another model 404.
 """
@@ -25,9 +27,11 @@ RETRY_AFTER = "2"  # seconds; the tests' sleep records it instead of sleeping
 
 
 class FakeLLM:
-    def __init__(self, key: str, slow_seconds: float = 1.0):
+    def __init__(self, key: str, slow_seconds: float = 1.0, delay: float = 0.0):
         self.key = key
         self.slow_seconds = slow_seconds
+        self.delay = delay
+        self.hang = threading.Event()
         self.requests: list[dict] = []
         self.seen: Counter = Counter()
         self.lock = threading.Lock()
@@ -102,8 +106,12 @@ class FakeLLM:
             return self._error(handler, record, 429, "slow down", {"Retry-After": RETRY_AFTER})
         if "ALWAYS500" in prompt or ("FLAKY500" in prompt and attempt == 1):
             return self._error(handler, record, 500, "boom")
+        if self.hang.is_set():
+            time.sleep(3600)
         if "SLOW" in prompt:
             time.sleep(self.slow_seconds)
+        if self.delay:
+            time.sleep(self.delay)
         content, refusal = self.answer(prompt)
         message = {"role": "assistant", "content": content, "refusal": refusal}
         choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}

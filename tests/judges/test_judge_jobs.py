@@ -124,15 +124,39 @@ def test_failed_pairs_can_be_retried(judging):
     assert job.status == JobStatus.DONE
 
 
-def test_budget_ends_the_remaining_pairs_as_budget_reached(judging):
+def test_a_spent_budget_pauses_the_job_and_a_resume_gets_no_fresh_budget(judging):
     judge = judging["judge"]
     judge.budget = 5
     judge.save()
     job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
     assert job.calls == 5 == len(judging["server"].requests)
-    failures = job.pairs.filter(status=PairStatus.FAILED, failure="budget")
-    assert failures.count() >= 12 - 5
-    assert job.pairs.filter(status=PairStatus.PENDING).count() == 0
+    assert job.status == JobStatus.PAUSED
+    assert str(job.error) == "budget reached: 5 of 5 calls used"
+    # The pairs the budget did not reach wait; none is marked failed for it.
+    assert not job.pairs.filter(failure="budget").exists()
+    waiting = job.pairs.filter(status=PairStatus.PENDING).count()
+    assert waiting >= 12 - 5
+    resume_job(job, enqueue=False)
+    job = execute_job(job.pk, sleep=Sleeps())
+    assert (job.status, job.calls, len(judging["server"].requests)) == (JobStatus.PAUSED, 5, 5)
+    assert job.pairs.filter(status=PairStatus.PENDING).count() == waiting
+
+
+def test_429s_that_spend_the_budget_say_rate_limited(judging):
+    judge = judging["judge"]
+    judge.budget, judge.concurrency = 5, 1
+    judge.save()
+    for chunk in judging["chunks"]:
+        chunk.document.text += " ALWAYS429"
+        chunk.document.save()
+        chunk.end = len(chunk.document.text)
+        chunk.save()
+    job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
+    assert (job.status, job.calls) == (JobStatus.PAUSED, 5)
+    assert str(job.error) == (
+        "rate limited: 5 of the 5 calls got HTTP 429 and the budget is spent (5 of 5 calls used)"
+    )
+    assert not job.pairs.filter(failure="budget").exists()
 
 
 def test_always_rate_limited_and_server_errors_fail_after_the_attempts(judging, settings):
@@ -186,14 +210,39 @@ def test_unset_key_variable_fails_every_pair_with_no_call(judging, monkeypatch):
     assert job.calls == 0 and not judging["server"].requests
 
 
-def test_unreachable_endpoint_is_a_recorded_failure(judging, settings):
+def test_unreachable_endpoint_pauses_the_job_after_n_failed_calls(judging, settings):
     settings.ASSAY_JUDGE_ATTEMPTS = 2
     update_judge(
         judging["judge"], base_url="http://127.0.0.1:9/v1", concurrency=1, by_operator=True
     )
     job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
-    assert set(job.pairs.values_list("failure", flat=True)) == {"unreachable"}
-    assert job.calls == 2  # the first pair's attempts; the rest end without calls
+    # Two pairs spent their two attempts; the fifth failure in a row opened the breaker.
+    assert job.calls == 5
+    assert job.status == JobStatus.PAUSED
+    assert str(job.error) == "endpoint not answering: 5 connection errors in a row"
+    assert set(job.pairs.exclude(status=PairStatus.PENDING).values_list("failure", flat=True)) == {
+        "unreachable"
+    }
+    assert job.pairs.filter(status=PairStatus.PENDING).count() == 12 - 2
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_a_hanging_endpoint_pauses_the_job_after_n_calls_not_n_per_pair(
+    judging, settings, concurrency
+):
+    settings.ASSAY_JUDGE_BREAKER = 5
+    judging["server"].hang.set()
+    judge = judging["judge"]
+    judge.concurrency = concurrency
+    judge.save()
+    job, _sleeps, _plan = run(judging, scope="pool", qids=["q1"])
+    assert job.status == JobStatus.PAUSED
+    assert str(job.error) == "endpoint not answering: 5 timeouts in a row"
+    # At most the calls already in flight when the breaker opened come on top of the 5.
+    assert 5 <= job.calls == len(judging["server"].requests) <= 5 + concurrency - 1
+    assert not job.pairs.filter(status=PairStatus.JUDGED).exists()
+    # A pair whose own attempts all timed out before the fifth failure failed; the rest wait.
+    assert job.pairs.filter(status=PairStatus.PENDING).count() >= 12 - 1
 
 
 def test_cancel_stops_a_job_and_resume_finishes_it(judging):

@@ -250,3 +250,43 @@ def test_failure_details_job_errors_and_refusals_are_shown_in_chinese(login, jud
     )
     assert estimate.status_code == 400
     assert "未知的查询 id：q404" in estimate.content.decode()
+
+
+def test_job_page_shows_paused_taken_over_dead_worker_and_raw_replies_in_both_languages(
+    login, judging, finished_job
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from judges.engine import WORKER_STOPPED
+
+    client = login(judging["owner"])
+    url = reverse("judges:job", args=["acme", finished_job.pk])
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-CN,zh;q=0.9"}
+    # Failed pairs keep what the model said.
+    malformed = finished_job.pairs.filter(failure="malformed").first()
+    assert "I would say a 2" in malformed.raw_reply
+    for headers, raw in (({}, "Raw reply"), (zh, "原始回复")):
+        body = client.get(url, **headers).content.decode()
+        assert raw in body and "I would say a 2" in body
+    JudgeJob.objects.filter(pk=finished_job.pk).update(
+        status=JobStatus.PAUSED, error=WORKER_STOPPED(), takeovers=2, worker="host-a:41"
+    )
+    body = client.get(url).content.decode()
+    assert "Paused: worker stopped" in body and "Taken over 2 times" in body
+    assert "host-a:41" in body
+    body = client.get(url, **zh).content.decode()
+    assert "已暂停：工作进程已停止" in body and "已从停止的工作进程接手 2 次" in body
+    assert "worker stopped" not in body
+    # Running, but its worker's lease has passed: said so, with pause, resume and cancel.
+    JudgeJob.objects.filter(pk=finished_job.pk).update(
+        status=JobStatus.RUNNING, error=None, lease_until=timezone.now() - timedelta(seconds=5)
+    )
+    body = client.get(url).content.decode()
+    assert 'id="job-worker-gone"' in body
+    assert all(f'id="job-{b}"' in body for b in ("resume", "pause", "cancel"))
+    assert "它的工作进程已无响应" in client.get(url, **zh).content.decode()
+    assert client.post(reverse("judges:resume", args=["acme", finished_job.pk])).status_code == 302
+    finished_job.refresh_from_db()
+    assert finished_job.status == JobStatus.PENDING

@@ -1,15 +1,20 @@
+import sys
+
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 
 from annotator.cli import project_named
+from judges.follow import follow
 from judges.models import Judge
-from judges.services import JudgeError, plan_job, start_job
+from judges.prompts import LANGUAGE_NAMES, language_of
+from judges.services import JudgeError, plan_job, prompts_for, start_job
 
 
 class Command(BaseCommand):
     help = (
         "Start a judging job in the background (manage.py db_worker runs it): prints what it "
-        "will cost before it starts."
+        "will cost before it starts; --wait follows it to the end (exit 0 all done, 1 some "
+        "failed, 2 paused or cancelled); --dry-run only prints the plan and the prompts."
     )
 
     def add_arguments(self, parser):
@@ -25,6 +30,18 @@ class Command(BaseCommand):
         parser.add_argument("--queries", nargs="+", metavar="QID", help="only these queries")
         parser.add_argument("--level", choices=["chunk", "document"], default="chunk")
         parser.add_argument("--chunking", help="the chunking at chunk level (default: the first)")
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help="follow the job until it ends: exit 0 all done, 1 some failed, 2 paused or "
+            "cancelled",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print the plan, the cost estimate and one rendered prompt per language; "
+            "start nothing",
+        )
 
     def handle(self, *args, **options):
         project = project_named(options["slug"])
@@ -52,11 +69,30 @@ class Command(BaseCommand):
             f"retries (budget {judge.budget}), ≈ {plan.prompt_tokens()} prompt tokens and at "
             f"most {plan.max_output_tokens} output tokens"
         )
+        if options["dry_run"]:
+            self._prompts(plan)
+            return
         if not plan.pairs:
             self.stdout.write("nothing to judge")
             return
         job = start_job(plan)
         self.stdout.write(f"job {job.pk} queued; manage.py db_worker runs it")
+        if options["wait"]:
+            code = follow(job.pk, self.stdout, tty=self.stdout.isatty())
+            if code:
+                sys.exit(code)
+
+    def _prompts(self, plan) -> None:
+        """One rendered prompt per language of the plan's queries (the first pair of each)."""
+        first = {}
+        texts = dict(plan.version.judge.project.queries.values_list("pk", "text"))
+        for pair in plan.pairs:
+            first.setdefault(language_of(texts.get(pair.query, "")), pair)
+        prompts = prompts_for(plan.version, list(first.values()))
+        for language, pair in sorted(first.items()):
+            self.stdout.write(f"--- prompt ({LANGUAGE_NAMES[language]}) ---")
+            self.stdout.write(prompts[pair])
+        self.stdout.write("dry run: no job started")
 
 
 def _scope(words: list[str]) -> tuple[str, int | None]:

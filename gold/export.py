@@ -8,6 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from annotator.models import Document, Query
+from numerics.gain import UNJUDGED, GainRule
 from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy, map_pairs
 from numerics.spans import SpanArrays
@@ -124,6 +125,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
                 "text": document.text[start:end] if kind != "document" else "",
             }
         )
+    gain_maps, quality = _quality_maps(gold_set, grades, units)
     queries = sorted(Query.objects.filter(pk__in=rel_maps.keys()), key=lambda q: natural_key(q.qid))
     extra: dict[int, dict] = defaultdict(dict)
     for part in parts():  # fields the set's parts add to each line (nuggets …)
@@ -148,12 +150,42 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
                 rel_map=rel_maps[q.pk],
                 evidence=evidence.get(q.pk, []),
                 extra=extra.get(q.pk, {}),
+                gain_map=gain_maps.get(q.pk, {}) if gain_maps is not None else None,
+                quality=quality.get(q.pk, {}),
             )
             for q in queries
         ],
         agreement=lambda: agreement_rows(gold_set_agreement(gold_set, level, mapping)),
         sheets=lambda: [part.sheet(gold_set) for part in parts() if part.sheet is not None],
     )
+
+
+def _quality_maps(gold_set: GoldSet, grades, units: Units):
+    """(combined gains per query and unit id, or None without a gain rule; each frozen
+    quality dimension's grade per query and unit id) of a gold set's grades."""
+    recorded = gold_set.policy.get("quality") or {}
+    rule = GainRule.parse(gold_set.policy.get("gain"))
+    documents = units.document[grades.unit]
+    ids = units.ids[grades.unit]
+    quality: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
+    for key, by_document in recorded.items():
+        for query_pk, unit_id, document in zip(
+            grades.query.tolist(), ids.tolist(), documents.tolist(), strict=True
+        ):
+            found = by_document.get(str(document))
+            if found is not None:
+                quality[query_pk].setdefault(key, {})[str(unit_id)] = found
+    if rule.is_none:
+        return None, quality
+    by_document = recorded.get(rule.dimension, {})
+    values = np.array([by_document.get(str(d), UNJUDGED) for d in documents.tolist()])
+    gains = rule.apply(grades.grade, values.astype(np.int64))
+    gain_maps: dict[int, dict[str, int]] = defaultdict(dict)
+    for query_pk, unit_id, gain in zip(
+        grades.query.tolist(), ids.tolist(), gains.tolist(), strict=True
+    ):
+        gain_maps[query_pk][str(unit_id)] = gain
+    return gain_maps, quality
 
 
 def render_export(export: GoldExport, fmt: str) -> bytes:

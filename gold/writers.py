@@ -9,8 +9,11 @@ where … are the fields the set's parts add (``gold.parts``; the nuggets app ad
 ``evidence`` and ``rel_map`` never disagree: each evidence entry's ``units`` are keys of
 ``rel_map`` holding exactly the entry's ``grade``, and every key of ``rel_map`` is among
 the ``units`` of some entry (see ``gold.export.build_export``).
+Under a gain rule (``numerics.gain``) lines gain ``"gain_map": {unit id: combined gain}``,
+and a set that froze quality grades ``"quality": {dimension: {unit id: grade}}``.
 TREC qrels: ``qid 0 unit_id grade`` per judged unit (grade 0 included: judged
-non-relevant), sorted by qid then unit id, as trec_eval reads it.
+non-relevant), sorted by qid then unit id, as trec_eval reads it; under a gain rule the
+grade is the combined gain (the qrels the dashboard measures against).
 """
 
 from __future__ import annotations
@@ -34,6 +37,16 @@ class QueryGold:
     evidence: list[dict] = field(default_factory=list)
     # Fields parts of the gold set add to the query's line (``gold.parts``: nuggets …).
     extra: dict = field(default_factory=dict)
+    # Under a gain rule other than none: unit id -> combined gain (``numerics.gain``),
+    # what qrels files hold; None otherwise.
+    gain_map: dict[str, int] | None = None
+    # Each quality dimension's grade of the judged units (dimension key -> unit -> grade).
+    quality: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def qrels_map(self) -> dict[str, int]:
+        """What qrels files hold: the combined gains under a gain rule, else the grades."""
+        return self.gain_map if self.gain_map is not None else self.rel_map
 
 
 @dataclass
@@ -65,6 +78,8 @@ def write_jsonl(export: GoldExport, out: IO[str]) -> None:
             "gold_answer": query.gold_answer,
             "evidence": query.evidence,
             **query.extra,
+            **({"gain_map": dict(sorted(query.gain_map.items()))} if query.gain_map else {}),
+            **({"quality": query.quality} if query.quality else {}),
             "level": export.level,
             "policy": export.policy,
         }
@@ -73,7 +88,7 @@ def write_jsonl(export: GoldExport, out: IO[str]) -> None:
 
 def write_qrels(export: GoldExport, out: IO[str]) -> None:
     for query in sorted(export.queries, key=lambda q: q.qid):
-        for unit, grade in sorted(query.rel_map.items()):
+        for unit, grade in sorted(query.qrels_map.items()):
             out.write(f"{query.qid} 0 {as_token(unit)} {grade}\n")
 
 
@@ -82,7 +97,7 @@ def write_beir(export: GoldExport, out: IO[str]) -> None:
     per judged unit, in the order of ``write_qrels``."""
     out.write("query-id\tcorpus-id\tscore\n")
     for query in sorted(export.queries, key=lambda q: q.qid):
-        for unit, grade in sorted(query.rel_map.items()):
+        for unit, grade in sorted(query.qrels_map.items()):
             out.write(f"{query.qid}\t{unit}\t{grade}\n")
 
 
@@ -137,10 +152,19 @@ def write_xlsx(export: GoldExport, out: IO[bytes]) -> None:
                 ],
             )
     grades = book.create_sheet("grades")
-    header(grades, ["qid", "unit", "grade"], [12, 24, 7])
+    gained = any(q.gain_map is not None for q in ordered)
+    header(grades, ["qid", "unit", "grade", *(["gain"] if gained else [])], [12, 24, 7, 7])
     for query in ordered:
         for unit, grade in sorted(query.rel_map.items(), key=lambda t: natural_key(t[0])):
-            append(grades, [query.qid, unit, grade])
+            gain = [query.qrels_map.get(unit)] if gained else []
+            append(grades, [query.qid, unit, grade, *gain])
+    # One sheet per quality dimension: each judged unit's grade of its source.
+    for key in sorted({k for q in ordered for k in q.quality}):
+        sheet = book.create_sheet(f"quality {key}"[:31])
+        header(sheet, ["unit", key], [24, 14])
+        graded = {u: g for q in ordered for u, g in q.quality.get(key, {}).items()}
+        for unit, grade in sorted(graded.items(), key=lambda t: natural_key(t[0])):
+            append(sheet, [unit, grade])
     sheet = book.create_sheet("agreement")
     rows = export.agreement() if export.agreement is not None else []
     if rows:

@@ -154,3 +154,43 @@ def test_a_quality_change_refreshes_the_numbers(login, personas, graded):
 def test_a_bad_rule_is_a_400(login, personas, graded, gain):
     client = login(personas["viewer"])
     assert client.get(url("dashboard", level="documents", gain=gain)).status_code == 400
+
+
+@pytest.mark.parametrize("level", ["halves", "documents"])
+def test_gold_set_exports_carry_the_gain_and_each_dimension(login, personas, graded, level):
+    """A frozen set's qrels hold the combined gains (the dashboard's qrels for that set),
+    its JSONL each unit's quality grade and gain, its workbook a sheet per dimension."""
+    import openpyxl
+    from django.urls import reverse
+
+    set_gain_rule(graded["project"], GainRule.parse(WEIGHT))
+    gold_set = freeze_gold_set(graded["project"], "g", policy=ConsensusPolicy())
+    client = login(personas["owner"])
+    export = reverse("gold:export", args=["acme", gold_set.pk])
+    qrels = client.get(export, {"level": level, "format": "qrels"}).content
+    assert qrels == client.get(url("qrels_file", level=level, gold=gold_set.pk)).content
+    lines = [
+        json.loads(line)
+        for line in client.get(export, {"level": level, "format": "jsonl"}).content.splitlines()
+    ]
+    docs = {d.doc_id: d for d in graded["docs"]}
+    expected_quality = {"d0": 3, "d3": 3, "d1": 1, "d4": 1}  # sites a and b
+    for line in lines:
+        assert set(line["gain_map"]) == set(line["rel_map"])
+        graded_units = line.get("quality", {}).get("source_quality", {})
+        for unit, grade in line["rel_map"].items():
+            doc_id = unit.split("#")[0]
+            assert doc_id in docs
+            if doc_id in expected_quality:
+                assert graded_units[unit] == expected_quality[doc_id]
+                assert line["gain_map"][unit] == grade * expected_quality[doc_id]
+            else:
+                assert unit not in graded_units and line["gain_map"][unit] == grade
+    book = openpyxl.load_workbook(
+        io.BytesIO(client.get(export, {"level": level, "format": "xlsx"}).content)
+    )
+    sheet = book["quality source_quality"]
+    rows = list(sheet.iter_rows(values_only=True))
+    assert rows[0] == ("unit", "source_quality") and len(rows) > 1
+    assert all(value == expected_quality[unit.split("#")[0]] for unit, value in rows[1:])
+    assert list(book["grades"].iter_rows(values_only=True))[0] == ("qid", "unit", "grade", "gain")

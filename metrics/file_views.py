@@ -34,11 +34,11 @@ def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
     exported = metrics_export(form)
     if exported is None:
         return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
-    filename, header, table = exported
-    data = form.cleaned_data
-    if data["format"] == "csv":
-        return attachment(csv_text(header, table), "text/csv; charset=utf-8", f"{filename}.csv")
-    return attachment(xlsx_bytes({"metrics": (header, table)}), XLSX, f"{filename}.xlsx")
+    name, policy = exported.name, exported.policy
+    if form.cleaned_data["format"] == "csv":
+        text = csv_text(exported.header, exported.table)
+        return attachment(text, "text/csv; charset=utf-8", f"{name}.csv", policy=policy)
+    return attachment(xlsx_bytes(exported.sheets()), XLSX, f"{name}.xlsx", policy=policy)
 
 
 @login_required

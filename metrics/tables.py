@@ -5,6 +5,7 @@ as columns, so a script reads them without parsing text."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from . import reports
 from .evaluation import EvaluationSetting
@@ -82,18 +83,39 @@ def per_query_table(run: Run, setting: EvaluationSetting) -> tuple[list, list[li
     return header, table
 
 
-def metrics_export(form: MetricsExportForm) -> tuple[str, list, list[list]] | None:
-    """(file name without extension, header, rows) of a valid export form; None when the
-    named run cannot be evaluated at the level. The page's download and the command."""
+@dataclass(frozen=True)
+class MetricsExport:
+    """A metrics table to download: its file name (no extension), header and rows, and the
+    policy its numbers stand on (the label sources, gold, mapping, level, k), which the
+    download's ``Assay-Policy`` header and the workbook's about sheet state."""
+
+    name: str
+    header: list
+    table: list[list]
+    policy: dict
+
+    def sheets(self) -> dict:
+        """The workbook: the table, and an about sheet naming the sources and the policy."""
+        about = [
+            ["sources", ", ".join(self.policy.get("sources") or [])],
+            ["policy", json.dumps(self.policy, ensure_ascii=False)],
+        ]
+        return {"metrics": (self.header, self.table), "about": (["key", "value"], about)}
+
+
+def metrics_export(form: MetricsExportForm) -> MetricsExport | None:
+    """The table of a valid export form; None when the named run cannot be evaluated at
+    the level. The page's download and the command."""
     from .access import project_run
 
     project, setting, data = form.project, form.setting(), form.cleaned_data
+    policy = {**setting.gold.description, "level": setting.level, "k": setting.k}
     if data["run"]:
         run = project_run(project, data["run"])
         if not setting.can_evaluate(run):
             return None
         header, table = per_query_table(run, setting)
-        return f"{project.slug}-{run.name}-per-query", header, table
+        return MetricsExport(f"{project.slug}-{run.name}-per-query", header, table, policy)
     rows = reports.run_rows(project, setting, tag=data["run_tag"], param=data["param"])
     header, table = means_table(rows, setting)
-    return f"{project.slug}-runs-{setting.level}", header, table
+    return MetricsExport(f"{project.slug}-runs-{setting.level}", header, table, policy)

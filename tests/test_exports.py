@@ -44,9 +44,18 @@ def test_metrics_csv_has_a_column_per_measure_bound_and_parameter(login, persona
         low, high = shown["scores"].interval("nDCG@5")
         assert float(row["nDCG@5"]) == pytest.approx(shown["scores"].mean("nDCG@5"))
         assert (float(row["nDCG@5 low"]), float(row["nDCG@5 high"])) == pytest.approx((low, high))
-    book = client.get(url("export", format="xlsx", **params)).content
-    sheet = openpyxl.load_workbook(io.BytesIO(book))["metrics"]
-    assert [c.value for c in sheet[1]] == header
+    xlsx = client.get(url("export", format="xlsx", **params))
+    workbook = openpyxl.load_workbook(io.BytesIO(xlsx.content))
+    assert [c.value for c in workbook["metrics"][1]] == header
+    # The policy the numbers stand on: the download's header and the workbook's about sheet.
+    about = {row[0]: row[1] for row in workbook["about"].iter_rows(min_row=2, values_only=True)}
+    assert about["sources"] == "people, assessors"
+    policy = json.loads(about["policy"])
+    assert policy["sources"] == ["people", "assessors"]
+    assert (policy["level"], policy["k"]) == ("halves", 5)
+    assert json.loads(xlsx["Assay-Policy"]) == policy
+    chosen = client.get(url("export", format="csv", sources="people", **params))
+    assert json.loads(chosen["Assay-Policy"])["sources"] == ["people"]
 
 
 def test_export_metrics_command_writes_what_the_page_downloads(login, personas, bench, tmp_path):

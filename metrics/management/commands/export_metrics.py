@@ -69,9 +69,9 @@ class Command(BaseCommand):
         exported = metrics_export(form)
         if exported is None:
             raise CommandError("this run cannot be evaluated at that level")
-        _name, header, table = exported
-        sheets = {"metrics": (header, table)}
+        sheets = {"metrics": (exported.header, exported.table)}
         if options["format"] == "xlsx":
+            sheets = exported.sheets()  # the table, then the about sheet: sources, policy
             sheets.update({name: build(project) for name, build in tables.items()})
         self._write(sheets, options)
 

@@ -105,7 +105,8 @@ def language_of(text: str) -> str:
 
 def template_for(template: str, language: str) -> str:
     """The default prompt in ``language``; any other prompt as written."""
-    if template in DEFAULT_PROMPTS.values():
+    defaults = {normalise_prompt(text) for text in DEFAULT_PROMPTS.values()}
+    if normalise_prompt(template) in defaults:
         return DEFAULT_PROMPTS.get(language, DEFAULT_PROMPT)
     return template
 

@@ -186,6 +186,7 @@ ENDPOINT_FAILING = define(
     "judge_call.breaker",
     gettext_noop("endpoint not answering: %(count)s timeouts, connection errors or 5xx in a row"),
 )
+REFUSED_ANSWER = define("judge_call.refusal_answer", gettext_noop("the model refused to answer"))
 NOT_OPENAI = define(
     "judge_call.not_openai",
     gettext_noop("the endpoint did not answer as an OpenAI-compatible server"),
@@ -367,8 +368,9 @@ def _pick(asked: float | None, default: float) -> float:
     return default if asked is None else asked
 
 
-def _choice(response, outcome: Outcome):
-    """The answer's first choice with the call's tokens counted, or None (a failure set)."""
+def _choice(response, outcome: Outcome, refused=REFUSED):
+    """The answer's first choice with the call's tokens counted, or None (a failure set;
+    ``refused`` says a refusal)."""
     usage = getattr(response, "usage", None)
     if usage is not None:
         outcome.prompt_tokens = int(usage.prompt_tokens or 0)
@@ -379,14 +381,14 @@ def _choice(response, outcome: Outcome):
         return None
     choice = choices[0]
     if getattr(choice.message, "refusal", None) or choice.finish_reason == "content_filter":
-        outcome.failure, outcome.detail = "refusal", REFUSED()
+        outcome.failure, outcome.detail = "refusal", refused()
         return None
     return choice
 
 
 def _read_text(response, outcome: Outcome) -> Outcome:
     """The text and tokens of a completed call; an empty answer is a failure."""
-    choice = _choice(response, outcome)
+    choice = _choice(response, outcome, REFUSED_ANSWER)
     if choice is None:
         return outcome
     text = choice.message.content or ""

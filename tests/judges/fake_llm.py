@@ -140,7 +140,8 @@ class FakeLLM:
     def nuggets(prompt: str) -> str:
         """A nugget proposal's answer: one nugget per numbered passage, citing it (with
         offsets of its own, which Assay must ignore); ``PROSE`` in the question answers
-        prose, ``UNSENT`` adds a nugget citing a passage that was not sent."""
+        prose, ``UNSENT`` adds a nugget citing a passage that was not sent (``REFUSE``:
+        a refusal, in ``answer``)."""
         question = re.search(r"Question: (.*)", prompt).group(1)
         if "PROSE" in question:
             return "Here are some facts: lift comes from pressure."
@@ -162,6 +163,8 @@ class FakeLLM:
 
     def answer(self, prompt: str) -> tuple[str | None, str | None]:
         if prompt.startswith("You write the nuggets of a question"):
+            if "REFUSE" in re.search(r"Question: (.*)", prompt).group(1):
+                return None, "I cannot help with that."
             return self.nuggets(prompt), None
         passage = self.passage(prompt)
         if "REFUSE" in passage:

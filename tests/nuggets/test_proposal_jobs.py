@@ -194,6 +194,24 @@ def test_a_missing_key_and_a_refused_key_fail_every_query_with_their_reason(prop
     assert not NuggetProposal.objects.exists()
 
 
+def test_a_refusal_is_a_failure_of_its_kind_said_as_a_refusal_to_answer(proposing):
+    query = Query.objects.create(project=proposing["project"], qid="q5", text="Why? REFUSE")
+    change_label(
+        query=query,
+        annotator=proposing["annotator"],
+        evidence=Evidence.for_passage(proposing["doc"], 0, 54),
+        grade=3,
+    )
+    job = run(start_proposals(plan_proposals(proposing["judge"], qids=["q5"]), enqueue=False))
+    pair = job.pairs.get()
+    assert (pair.status, pair.failure, pair.detail.code) == (
+        PairStatus.FAILED,
+        "refusal",
+        "judge_call.refusal_answer",
+    )
+    assert str(pair.detail) == "the model refused to answer"
+
+
 def test_bad_command_input_is_refused_and_nothing_is_queued(proposing):
     for args, message in (
         (["acme", "nobody"], "no judge"),

@@ -50,3 +50,30 @@ def test_answer_runs_travel_in_a_backup(answer_project, tmp_path):
     call_command("export_project", "acme", "-o", str(archive))
     call_command("import_project", str(archive), "--slug", "acme-copy")
     assert picture("acme-copy") == picture("acme") != []
+
+
+def test_answer_judgements_and_their_history_travel_in_a_backup(answer_run, tmp_path):
+    from answers.metrics import run_scores
+    from answers.models import AnswerJudgment, AnswerJudgmentHistory, AnswerRun
+
+    from .test_metrics import judge_q1
+
+    judge_q1(answer_run, answer_run["annotator"], {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 2)
+    archive = tmp_path / "acme.zip"
+    call_command("export_project", "acme", "-o", str(archive))
+    call_command("import_project", str(archive), "--slug", "acme-copy")
+
+    def kept(slug):
+        return sorted(
+            AnswerJudgment.objects.filter(answer__run__project__slug=slug).values_list(
+                "aspect", "value", "annotator__username"
+            )
+        )
+
+    assert kept("acme-copy") == kept("acme") != []
+    assert (
+        AnswerJudgmentHistory.objects.filter(answer__run__project__slug="acme-copy").count()
+        == AnswerJudgmentHistory.objects.filter(answer__run__project__slug="acme").count()
+    )
+    copy = AnswerRun.objects.get(project__slug="acme-copy")
+    assert run_scores(copy).summary() == run_scores(answer_run["run"]).summary()

@@ -81,3 +81,21 @@ def test_demo_answer_runs_dashboard_equals_cli_equals_api(cranfield, client):
             "–" if m["mean"] is None else f"{m['mean']:.3f}" for m in cli[name]["measures"].values()
         ]
         assert [re.sub(r"<[^>]+>|\s*\(\d+\)", "", c).strip() for c in cells] == shown
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_lecard_answer_runs_load_in_chinese(django_db_blocker):
+    from annotator.models import Project
+    from answers.metrics import run_scores
+    from answers.models import AnswerRun
+    from demo.loading import PROJECTS, _project, _users
+
+    _project(PROJECTS[1], _users(), say=lambda _message: None)
+    project = Project.objects.get(slug="lecard")
+    runs = {r.name: r for r in AnswerRun.objects.filter(project=project)}
+    assert sorted(runs) == ["grounded", "loose", "padded"]
+    assert all(r.n_answers >= 10 for r in runs.values())
+    grounded = run_scores(runs["grounded"]).summary()["citation_validity"]
+    assert grounded["mean"] == 1.0 and grounded["answers"] >= 10
+    assert run_scores(runs["padded"]).summary()["citation_validity"]["mean"] < 1.0

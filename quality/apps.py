@@ -5,3 +5,10 @@ class QualityConfig(AppConfig):
     name = "quality"
     verbose_name = "Source quality"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from annotator.importing.judgments import read_dimensions_with
+
+        from .importing import import_quality
+
+        read_dimensions_with(import_quality)  # labels files whose rows name a dimension

@@ -193,4 +193,5 @@ def test_gold_set_exports_carry_the_gain_and_each_dimension(login, personas, gra
     rows = list(sheet.iter_rows(values_only=True))
     assert rows[0] == ("unit", "source_quality") and len(rows) > 1
     assert all(value == expected_quality[unit.split("#")[0]] for unit, value in rows[1:])
-    assert list(book["grades"].iter_rows(values_only=True))[0] == ("qid", "unit", "grade", "gain")
+    header = next(book["grades"].iter_rows(values_only=True))
+    assert header == ("qid", "unit", "grade", "gain")

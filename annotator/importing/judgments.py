@@ -83,6 +83,24 @@ MEANWHILE = define(
 )
 
 
+# Rows naming a ``dimension`` are grades of a source's quality, not relevance labels: the
+# app that keeps them registers its reader here (annotator never imports it).
+_DIMENSION_READERS: list = []
+
+
+def read_dimensions_with(reader) -> None:
+    """Register ``reader(project, rows, annotator=, changed_by=, tick=) -> ImportResult``,
+    which imports the rows of a labels file that name a ``dimension``."""
+    _DIMENSION_READERS[:] = [reader]
+
+
+def names_dimension(rows: Rows) -> bool:
+    """Whether a labels file holds quality grades: its first row names a ``dimension``."""
+    for _line, row in rows:
+        return isinstance(row, dict) and "dimension" in row
+    return False
+
+
 def _annotator_name(name: str) -> str:
     name = (name or "").strip()
     if not name or len(name) > 150:
@@ -216,6 +234,10 @@ def import_labels(
     changed_by=None,
     tick: Tick = None,
 ) -> ImportResult:
+    if _DIMENSION_READERS and names_dimension(rows):
+        return _DIMENSION_READERS[0](
+            project, rows, annotator=annotator, changed_by=changed_by, tick=tick
+        )
     if level not in LEVELS:
         raise FileRejected([BAD_LEVEL(levels=", ".join(LEVELS), level=repr(level))])
     queries = dict(project.queries.values_list("qid", "pk"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from io import StringIO
 
-import krippendorff
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
@@ -82,6 +81,8 @@ def test_json_contract(tmp_path):
 
 
 def test_values_equal_the_reference_package(tmp_path):
+    import krippendorff
+
     path = tmp_path / "labels.csv"
     path.write_text(CSV)
     report = run_json(path)
@@ -113,6 +114,8 @@ def test_jsonl_without_query_and_format_override(tmp_path):
 
 
 def test_domain_is_used_even_for_unseen_grades(tmp_path):
+    import krippendorff
+
     path = write_jsonl(
         tmp_path / "labels.jsonl",
         [

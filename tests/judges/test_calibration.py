@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 from annotator.labels import Evidence, change_label
 from annotator.models import Judgment
@@ -48,6 +46,9 @@ def raw_pairs(first, second):
 
 
 def assert_reference_values(figures, a, b):
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     assert figures["n"] == len(a)
     assert figures["exact_agreement"]["value"] == pytest.approx(np.mean(np.equal(a, b)))
     kappas = (("kappa", None), ("kappa_linear", "linear"), ("kappa_quadratic", "quadratic"))

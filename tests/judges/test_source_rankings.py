@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from scipy.stats import kendalltau, pearsonr
 
 from annotator.labels import Evidence, change_label
 from api.models import ApiToken
@@ -58,6 +57,8 @@ def means(project, sources, measure="nDCG@10"):
 
 
 def test_page_api_and_command_agree_with_scipy(ranked, login):
+    from scipy.stats import kendalltau
+
     project = ranked["project"]
     params = {"a": "people,assessors", "b": "judge:fake", "measure": "nDCG@10", "level": "c"}
     token = ApiToken.create_for(ranked["viewer"], "ci")[1]
@@ -107,6 +108,8 @@ def test_page_api_and_command_agree_with_scipy(ranked, login):
 
 
 def test_per_query_correlations_pool_the_queries_both_judge(ranked):
+    from scipy.stats import pearsonr
+
     from metrics.source_rankings import compare_sources
 
     project = ranked["project"]

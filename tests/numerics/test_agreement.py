@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import itertools
 
-import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from numerics.agreement import (
     LEVELS,
@@ -63,6 +60,8 @@ FLEISS_TABLE = [
 
 
 def test_krippendorff_2011_worked_example():
+    import krippendorff
+
     item, annotator, grade = from_matrix(K2011, K2011_DOMAIN)
     expected = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849}
     reliability = np.array([[np.nan if v is None else v for v in row] for row in K2011])
@@ -93,6 +92,8 @@ def test_krippendorff_2011_nominal_by_hand():
 
 
 def test_fleiss_1971_example_from_wikipedia():
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     item, annotator, grade = from_table(FLEISS_TABLE)
     result = fleiss_kappa(labels(item, annotator, grade, 5))
     assert result["m"] == 14 and result["n_items"] == 10
@@ -152,6 +153,8 @@ def grid_of(item, annotator, grade, n_items, n_annotators):
 @settings(max_examples=300, deadline=None, database=None)
 @given(label_sets())
 def test_alpha_matches_the_krippendorff_package(case):
+    import krippendorff
+
     item, annotator, grade, n_items, n_annotators, n_categories, domain_values = case
     data = labels(item, annotator, grade, n_categories, n_items, n_annotators)
     per_item = np.bincount(item, minlength=n_items)
@@ -175,6 +178,8 @@ def test_alpha_matches_the_krippendorff_package(case):
 @settings(max_examples=300, deadline=None, database=None)
 @given(label_sets())
 def test_cohen_matches_sklearn(case):
+    from sklearn.metrics import cohen_kappa_score
+
     item, annotator, grade, n_items, n_annotators, n_categories, _values = case
     grid = grid_of(item, annotator, grade, n_items, n_annotators)
     pairs = pairwise(labels(item, annotator, grade, n_categories, n_annotators=n_annotators))
@@ -211,6 +216,8 @@ def expected_m(item, n_items):
 @settings(max_examples=300, deadline=None, database=None)
 @given(label_sets())
 def test_fleiss_matches_statsmodels(case):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     item, annotator, grade, n_items, _n_annotators, n_categories, _values = case
     result = fleiss_kappa(labels(item, annotator, grade, n_categories))
     m = expected_m(item, n_items)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import warnings
 
-import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from numerics.agreement import (
     DISTANCES,
@@ -129,6 +127,8 @@ def test_empty_input_and_one_annotator():
 
 def test_fleiss_uses_the_most_common_label_count_ties_to_the_larger():
     # items 0, 1 have 2 labels, items 2, 3 have 3: a tie, so m = 3
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     item = [0, 0, 1, 1, 2, 2, 2, 3, 3, 3]
     annotator = [0, 1, 0, 1, 0, 1, 2, 0, 1, 2]
     grade = [0, 1, 0, 1, 0, 0, 1, 1, 1, 1]
@@ -201,6 +201,8 @@ def test_no_reference_warning_paths_are_hit_silently():
 
 
 def test_a_level_is_a_table_lookup_or_a_distance_function():
+    import krippendorff
+
     item, annotator, grade = from_matrix(K2011, K2011_DOMAIN)
     data = labels(item, annotator, grade, 5)
     for level in LEVELS:  # the table's own functions, passed as callables

@@ -6,12 +6,10 @@ from __future__ import annotations
 import math
 import random
 
-import ir_measures
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ir_measures import ERR_IA, StRecall, alpha_nDCG
 
 from numerics.diversity import alpha_ndcg, err_ia, ideal_gains, subtopic_recall
 from numerics.id_order import byte_order_codes
@@ -161,6 +159,9 @@ def random_case(rng: random.Random):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_equal_to_ir_measures_pyndeval_on_random_subtopic_qrels(seed):
+    import ir_measures
+    from ir_measures import ERR_IA, StRecall, alpha_nDCG
+
     rng = random.Random(seed)
     qids, items, nuggets, pairs, run = random_case(rng)
     alpha = rng.choice([0.5, 0.5, 0.25, 0.9])

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import kendalltau
-from sklearn.metrics import cohen_kappa_score
 
 from numerics.agreement import compare_raters
 from numerics.rank_correlation import kendall_tau
@@ -17,6 +14,9 @@ grades = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, m
 
 
 def reference(people, rater) -> dict:
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     both = np.array([people, rater], dtype=float)
     return {
         "kappa_linear": cohen_kappa_score(people, rater, labels=range(4), weights="linear"),
@@ -70,6 +70,8 @@ def test_undefined_figures_are_none():
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=25))
 def test_kendall_tau_equals_scipy(pairs):
+    from scipy.stats import kendalltau
+
     x, y = [a for a, _ in pairs], [b for _, b in pairs]
     expected = kendalltau(x, y).statistic
     got = kendall_tau(x, y)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from numerics.rank_correlation import kendall_tau, pearson, spearman, tau_ap
 
@@ -15,6 +14,8 @@ values = st.lists(st.integers(0, 6).map(lambda v: v / 6), min_size=2, max_size=1
 
 @given(st.data())
 def test_kendall_pearson_and_spearman_equal_scipy(data):
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
     x = data.draw(values)
     y = data.draw(
         st.lists(st.integers(0, 6).map(lambda v: v / 6), min_size=len(x), max_size=len(x))
@@ -81,6 +82,8 @@ PUBLISHED = [
 
 @pytest.mark.parametrize("reference, estimate, published", PUBLISHED)
 def test_tau_ap_equals_the_published_values(reference, estimate, published):
+    from scipy.stats import kendalltau
+
     assert tau_ap(reference, estimate) == pytest.approx(published, abs=5e-5)
     assert kendall_tau(reference, estimate) == pytest.approx(
         kendalltau(reference, estimate).statistic, abs=1e-12

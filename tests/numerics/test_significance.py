@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from scipy import special, stats
-from statsmodels.stats.multitest import multipletests
 
 from numerics.significance import (
     QUERY_BLOCK,
@@ -34,12 +32,16 @@ scores = st.lists(st.floats(0, 1, allow_nan=False, width=32), min_size=2, max_si
 @settings(max_examples=300, deadline=None)
 @given(st.floats(0.05, 500), st.floats(0.05, 500), st.floats(0, 1))
 def test_incomplete_beta_matches_scipy(a, b, x):
+    from scipy import special
+
     assert betainc(a, b, x) == pytest.approx(special.betainc(a, b, x), abs=1e-12, rel=1e-10)
 
 
 @settings(max_examples=300, deadline=None)
 @given(scores, st.data())
 def test_paired_t_matches_scipy(a, data):
+    from scipy import stats
+
     b = data.draw(
         st.lists(st.floats(0, 1, allow_nan=False, width=32), min_size=len(a), max_size=len(a))
     )
@@ -64,6 +66,8 @@ def test_t_p_values_match_closed_forms_down_to_tiny_t(t):
 
 @pytest.mark.parametrize("n", [2, 3, 5, 30, 1000])
 def test_paired_t_matches_scipy_at_fixed_sizes(n):
+    from scipy import stats
+
     rng = np.random.default_rng(n)
     for shift in [0.0, 0.05, 0.5]:
         a = rng.random(n)
@@ -83,6 +87,8 @@ def test_paired_t_edge_cases():
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30))
 def test_holm_matches_statsmodels(p):
+    from statsmodels.stats.multitest import multipletests
+
     # multipletests runs gc.collect() on every call (~40 ms in a test session): skip it.
     with mock.patch("gc.collect"):
         expected = multipletests(p, method="holm")[1]
@@ -97,6 +103,8 @@ def test_exact_randomization_by_hand():
 
 
 def test_sampled_randomization_agrees_with_scipy_permutation_test():
+    from scipy import stats
+
     rng = np.random.default_rng(3)
     a = rng.random(40)
     b = a - 0.05 + rng.normal(0, 0.15, 40)

@@ -9,8 +9,8 @@ returning, for that query, the ranked chunk primary keys of each run (best first
 sequence per run; ``chunking`` set means "only runs over this chunking"). The pool takes
 each ranking as given and never ranks itself. The app that stores runs registers its
 source at start-up (``register_ranking_source``; the ``metrics`` app does, so this app
-never imports it). Another source can be plugged in with the ``ASSAY_POOL_SOURCE``
-setting (a dotted path) or ``set_ranking_source()``.
+never imports it; see ``annotator.extensions``). ``set_ranking_source()`` puts another
+source in its place (tests and benchmarks give fixed rankings).
 
 When no run has results for the query, the pool comes from the project's own full-text
 search over the chunks of a chunking (the annotator's choice, else the project's first),
@@ -24,9 +24,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-
-from django.conf import settings
-from django.utils.module_loading import import_string
 
 from .models import Chunking, Query
 from .search import search
@@ -57,9 +54,6 @@ def _no_runs(query: Query, chunking: Chunking | None) -> list[Sequence[int]]:
 def ranking_source() -> RankingSource:
     if _source_override is not None:
         return _source_override
-    path = getattr(settings, "ASSAY_POOL_SOURCE", None)
-    if path:
-        return import_string(path)
     return _registered_source or _no_runs
 
 

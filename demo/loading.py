@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotator.assignments import assign_each
-from annotator.chunker import window_spans
+from annotator.chunking import window_spans
 from annotator.importing import import_chunks, import_queries, run_import
 from annotator.models import Chunking, Judgment, Membership, Project, Role
 from answers.models import AnswerRun

@@ -1,7 +1,8 @@
 """What the commands on files share: no system checks, Assay's version, quiet broken pipes.
 
-``manage.py`` runs these commands (``FILE_COMMANDS``) without setting Django up, so they
-start without the web stack: no apps, models or database are loaded.
+``manage.py`` runs these commands (its ``FILE_COMMANDS``, the one list of them) without
+setting Django up, so they start without the web stack: no apps, models or database are
+loaded.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from formats import FileRejected
 
-FILE_COMMANDS = ("trec_eval", "evaluate", "compare")
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 

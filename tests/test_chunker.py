@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.chunker import token_spans, window_spans
+from annotator.chunking import token_spans, window_spans
 
 
 def test_english_tokens_are_words():

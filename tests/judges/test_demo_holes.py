@@ -9,7 +9,7 @@ from itertools import islice
 
 import pytest
 
-from annotator.chunker import window_spans
+from annotator.chunking import window_spans
 from annotator.importing import import_chunks, import_documents, import_queries, run_import
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Judgment

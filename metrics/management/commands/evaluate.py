@@ -16,22 +16,6 @@ from numerics.nuggets import is_nugget_measure, parse_nugget_measure
 DEFAULT_MEASURES = ["P@10", "R@100", "nDCG@10", "AP", "RR", "Success@10"]
 
 
-def evaluate_files(
-    qrels_path: str,
-    run_path: str,
-    measures: list[str],
-    *,
-    run_queries_only: bool = False,
-    rel: int = 1,
-) -> dict:
-    """``{"mean": {measure: value}, "sum": {count: value}, "per_query": {qid: {…}}}`` for
-    two files (see ``metrics.trec_files.evaluate_judged``)."""
-    columns = [c for name in measures for c in columns_for(name)]  # names fail first
-    return evaluate_judged(
-        judge_files(qrels_path, run_path), columns, rel=rel, run_queries_only=run_queries_only
-    )
-
-
 class Command(FileCommand):
     help = (
         "Evaluate a run file against a qrels file (TREC, JSONL, CSV or XLSX, .gz too) with "

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 def register_all() -> None:
-    from annotator.importing import ImportKind, register_kind
+    from annotator.extensions import ImportKind, register_kind
     from api.openapi import register_paths
     from metrics.export_tables import register_export_table
 

@@ -9,7 +9,7 @@ class JudgesConfig(AppConfig):
     def ready(self) -> None:
         # The annotator's queue offers "judge disagrees / unsure first" by registration,
         # so annotator never imports judges.
-        from annotator.suggestions import register_suggestion_source
+        from annotator.extensions import register_suggestion_source
 
         from . import engine, services  # noqa: F401  (problems' codes: pages show stored ones)
         from .priorities import register

@@ -111,7 +111,7 @@ def unsureness(
 
 
 def register() -> None:
-    from annotator.queue_order import register_queue_order
+    from annotator.extensions import register_queue_order
 
     register_queue_order(DISAGREE, _("Judge disagrees with people first"), disagreement)
     register_queue_order(UNSURE, _("Judge unsure first"), unsureness)

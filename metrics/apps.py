@@ -9,8 +9,7 @@ class MetricsConfig(AppConfig):
     def ready(self) -> None:
         # The import page offers retrieval runs and the labelling pool draws on stored
         # runs through annotator's registries, so annotator never imports metrics.
-        from annotator.importing import register_kind
-        from annotator.pool import register_ranking_source
+        from annotator.extensions import register_kind, register_ranking_source
 
         from . import trec_files  # noqa: F401  (its problems' codes)
         from .rankings import pool_rankings

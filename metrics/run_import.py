@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from annotator.importing import ImportKind, ImportResult
+from annotator.extensions import ImportKind, ImportResult
 from annotator.models import Chunk, Chunking, Project
 from formats import MAX_REPORTED, FileRejected, LineErrors
 from formats.arrays import RUN_FORMATS

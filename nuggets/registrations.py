@@ -6,7 +6,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 def register_all() -> None:
-    from annotator.importing import TABLES, ImportKind, register_kind
+    from annotator.extensions import ImportKind, register_kind
+    from annotator.importing import TABLES
     from gold.parts import register_part
     from judges.engine import register_runner
     from judges.models import JobKind

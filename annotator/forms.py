@@ -1,6 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from numerics.grades import MAX_GRADE
 from web.fields import WholeField
 
 from .importing import kinds
@@ -160,8 +161,10 @@ class ProjectSettingsForm(forms.ModelForm):
 
     def clean_relevance_threshold(self):
         value = self.cleaned_data["relevance_threshold"]
-        if not 1 <= value <= 3:
-            raise forms.ValidationError(_("The threshold is a grade from 1 to 3."))
+        if not 1 <= value <= MAX_GRADE:
+            raise forms.ValidationError(
+                _("The threshold is a grade from 1 to %(max)s.") % {"max": MAX_GRADE}
+            )
         return value
 
 

@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotator.sources import SourcesError, parse_sources
 from numerics.consensus import RULES
+from numerics.grades import MAX_GRADE, MIN_GRADE
 from numerics.mapping import MappingPolicy
 from web.fields import WholeField
 
@@ -61,7 +62,7 @@ class AdjudicateForm(QueueFilterForm):
 
     query = WholeField(min_value=1)
     unit = forms.CharField(max_length=300)
-    grade = WholeField(min_value=0, max_value=3)
+    grade = WholeField(min_value=MIN_GRADE, max_value=MAX_GRADE)
     reason = forms.CharField(required=False, max_length=2000)
 
 

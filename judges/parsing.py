@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 
 from formats.errors import Problem, define, gettext_noop
+from numerics.grades import GRADES
 
 MAX_ANSWER_CHARS = 2000
 MAX_REASON_CHARS = 1000
-_DIGIT = re.compile(r"\s*([0-3])\s*")
+_DIGIT = re.compile(rf"\s*({'|'.join(map(str, GRADES))})\s*")
 
 ANSWERED_NOTHING = define("answer.nothing", gettext_noop("the model answered nothing"))
 ANSWER_LONG = define("answer.too_long", gettext_noop("the answer has %(n)s characters"))
@@ -63,7 +64,7 @@ def parse_answer(text: str | None) -> Parsed:
     grade = value["grade"]
     if isinstance(grade, bool) or not isinstance(grade, int):
         raise AnswerError("malformed", NOT_INTEGER(value=repr(str(grade)[:20])))
-    if not 0 <= grade <= 3:
+    if grade not in GRADES:
         raise AnswerError("malformed", OUTSIDE(grade=grade))
     reason = value.get("reason", "")
     if not isinstance(reason, str):

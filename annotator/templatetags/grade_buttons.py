@@ -6,7 +6,16 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from numerics.grades import GRADES
+
 register = template.Library()
+
+
+@register.simple_tag
+def grade_scale() -> str:
+    """The grade scale for scripts (``<body data-grades="0 1 2 3">``): the digit keys that
+    grade are read from ``numerics.grades``, never written into a script."""
+    return " ".join(map(str, GRADES))
 
 
 @register.simple_tag(takes_context=True)

@@ -1,4 +1,5 @@
-// Adjudication queue keyboard: j/k move between items, 0-3 set the final grade of the
+// Adjudication queue keyboard: j/k move between items, a grade's digit (the scale is
+// <body data-grades>, from numerics.grades) sets the final grade of the
 // focused item (with the reason typed in its field), r jumps to the reason field.
 (function () {
   function items() { return Array.from(document.querySelectorAll("[data-item]")); }
@@ -23,7 +24,7 @@
     if (event.key === "j") { focusItem(current + 1); event.preventDefault(); }
     else if (event.key === "k") { focusItem(current - 1); event.preventDefault(); }
     else if (event.key === "r") { all[current].querySelector("input.reason").focus(); event.preventDefault(); }
-    else if (/^[0-3]$/.test(event.key)) {
+    else if (window.assayGrades().includes(event.key)) {
       const button = all[current].querySelector(`button[name=grade][value="${event.key}"]`);
       if (button) { button.click(); event.preventDefault(); }
     }

@@ -22,6 +22,13 @@ window.assayMessage = (function () {
   };
 })();
 
+// The grade scale, as the digits that grade ("0", "1", …): <body data-grades>, written by
+// the server from numerics.grades, the one place that knows the scale.
+window.assayGrades = function () {
+  const scale = document.body.dataset.grades || "";
+  return scale ? scale.split(" ") : [];
+};
+
 // Why a write failed, from its answer: the status, and a short plain-text reason if any.
 window.assayFailure = function (xhr) {
   let detail = String(xhr.status);

@@ -7,6 +7,7 @@
 
   const root = () => document.getElementById("labelling");
   const message = (key, values) => window.assayMessage(key, values);
+  const isGradeKey = (key) => window.assayGrades().includes(key);
 
   // ------------------------------------------------------------------ text offsets
   // Python counts code points; JavaScript strings count UTF-16 code units. Characters
@@ -520,7 +521,7 @@
     if (screen === "queue") {
       handled = key === "n" && click("next-query");
     } else if (screen === "document") {
-      if ("0123".includes(key) && key.length === 1) {
+      if (isGradeKey(key)) {
         // Nothing selected: say what to do instead of doing nothing.
         if (!gradeSelection(key)) setStatus(message("selectFirst"), "pending");
       } else if (key === "[") handled = click("prev-page");
@@ -532,7 +533,7 @@
         hideSelection();
       } else handled = false;
     } else {
-      if ("0123".includes(key) && key.length === 1) handled = grade(key);
+      if (isGradeKey(key)) handled = grade(key);
       else if (key === "j") move(1);
       else if (key === "k") move(-1);
       else if (key === "e") handled = toggleLong(current());

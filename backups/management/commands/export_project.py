@@ -1,8 +1,8 @@
 """``manage.py export_project SLUG -o FILE.zip``: a whole project in one file."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotator.models import Project
+from annotator.cli import project_named
 from backups.archive import export_project
 
 
@@ -17,9 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", required=True, help="the zip file to write")
 
     def handle(self, *args, **options):
-        project = Project.objects.filter(slug=options["slug"]).first()
-        if project is None:
-            raise CommandError(f"no project {options['slug']!r}")
+        project = project_named(options["slug"])
         counts = export_project(project, options["output"])
         summary = ", ".join(f"{n} {label.split('.')[1]}" for label, n in counts.items() if n)
         self.stdout.write(f"{project.slug} → {options['output']}: {summary}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.http import QueryDict
 
-from annotator.models import Membership, Project, Role
+from annotator.cli import project_named
+from annotator.models import Membership, Role
 from metrics.export_tables import export_tables
 from metrics.forms import MetricsExportForm
 from metrics.tables import metrics_export
@@ -42,9 +43,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="file to write (required for xlsx)")
 
     def handle(self, *args, slug, **options):
-        project = Project.objects.filter(slug=slug).first()
-        if project is None:
-            raise CommandError(f"no project {slug!r}")
+        project = project_named(slug)
         # The command reads as the project's owner would: every gold set, the live labels.
         owner = Membership.objects.filter(project=project, role=Role.OWNER).first()
         if owner is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.models import Project
+from annotator.cli import project_named
 from gold.units import units_for_level
 from metrics.evaluation import own_level
 from metrics.models import Run
@@ -23,9 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["trec", "jsonl"], default="trec")
 
     def handle(self, *args, slug, run, format, **options):
-        project = Project.objects.filter(slug=slug).first()
-        if project is None:
-            raise CommandError(f"no project {slug!r}")
+        project = project_named(slug)
         runs = Run.objects.filter(project=project).select_related("chunking").without_results()
         found = runs.filter(name=run).first()
         if found is None and run.isascii() and run.isdigit() and len(run) < 16:

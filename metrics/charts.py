@@ -70,7 +70,14 @@ def _number(value: float) -> str:
     return f"{value:.4g}" if value else "0"
 
 
+def _title_width(title: str) -> float:
+    """About how wide the bold 13 px title is: a CJK character about a square, other
+    characters about 0.62 of one."""
+    return sum(13.0 if ord(ch) > 0x2E7F else 8.1 for ch in title)
+
+
 def _svg(width: float, height: float, body: str, title: str) -> str:
+    width = max(width, _title_width(title) + 8)  # the caption is never cut off
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
         f'width="{width:.0f}" height="{height:.0f}" role="img" aria-label="{escape(title)}" '

@@ -116,3 +116,35 @@ def describe(rule: GainRule, project: Project | None) -> str:
         }
     shown = dimension.label(rule.minimum) if dimension else str(rule.minimum)
     return _("relevance; non-relevant below %(name)s %(grade)s") % {"name": name, "grade": shown}
+
+
+def quality_shares(run, gold, k: int, dimension: QualityDimension) -> dict[str, np.ndarray]:
+    """Per gold query (``Gold.query_pks`` order): the share of the run's top ``k`` units
+    whose source has each grade of ``dimension`` (keys "0".."m") and none (``unjudged``),
+    dividing by the units in the top k as Judged@k does (all zero when nothing was
+    retrieved). The grades are those the gold reads (live: its sources'; frozen: its own).
+    The overall share of a grade is the mean over the queries."""
+    from .rankings import lookup, ranked_run
+
+    ranked = ranked_run(run, gold.units)
+    counts = np.diff(ranked.bounds)
+    rank = np.arange(ranked.item.size) - np.repeat(ranked.bounds[:-1], counts)
+    top = rank < k
+    row_query = ranked.row_query[top]
+    items = ranked.item[top].astype(np.int64)
+    rule = GainRule(WEIGHT, dimension.key, tuple(range(dimension.max_grade + 1)))
+    quality = unit_quality(dimension.project, gold.gold_set, rule, gold.units, gold.sources)
+    grade = quality[items] if items.size else np.zeros(0, dtype=np.int64)
+    position, known = lookup(gold.query_pks, row_query)
+    n_queries = gold.query_pks.size
+    index = position[known]
+    grade = grade[known]
+    n_top = np.bincount(index, minlength=n_queries).astype(float)
+
+    def share(hit: np.ndarray) -> np.ndarray:
+        count = np.bincount(index[hit], minlength=n_queries).astype(float)
+        return np.divide(count, n_top, out=np.zeros(n_queries), where=n_top > 0)
+
+    shares = {str(g): share(grade == g) for g in dimension.scale}
+    shares["unjudged"] = share(grade == UNJUDGED)
+    return shares

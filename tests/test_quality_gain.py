@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 
@@ -195,3 +196,19 @@ def test_gold_set_exports_carry_the_gain_and_each_dimension(login, personas, gra
     assert all(value == expected_quality[unit.split("#")[0]] for unit, value in rows[1:])
     header = next(book["grades"].iter_rows(values_only=True))
     assert header == ("qid", "unit", "grade", "gain")
+
+
+def test_the_share_of_the_top_k_from_each_quality_grade(graded):
+    """The docs run ranks d0, d1, d2 for every query: sites a (3), b (1), c (unjudged)."""
+    from metrics.evaluation import evaluation_setting
+    from metrics.gain import quality_shares
+
+    setting = evaluation_setting(graded["project"], level="documents", k=3)
+    shares = quality_shares(graded["doc_run"], setting.gold, 3, graded["dimension"])
+    n = setting.gold.query_pks.size
+    third = np.full(n, 1 / 3)
+    for grade, expected in (("3", third), ("1", third), ("unjudged", third)):
+        assert shares[grade] == pytest.approx(expected), grade
+    assert shares["0"].tolist() == [0.0] * n and shares["2"].tolist() == [0.0] * n
+    top_two = quality_shares(graded["doc_run"], setting.gold, 2, graded["dimension"])
+    assert top_two["3"] == pytest.approx(np.full(n, 0.5))

@@ -9,6 +9,8 @@ imports them. Each of those apps registers what it provides when it starts (its
 - ``register_ranking_source``: the runs' rankings the labelling pool draws on; metrics.
 - ``register_queue_order``: an order of an annotator's queue; judges.
 - ``register_suggestion_source``: the suggestion shown in post-edit mode; judges.
+- ``read_dimensions_with``: the reader of labels files whose rows name a quality
+  ``dimension``; quality.
 
 ``PROVIDERS`` says the same as data (``tests/test_layers.py`` checks it against the code).
 """
@@ -16,6 +18,7 @@ imports them. Each of those apps registers what it provides when it starts (its
 from __future__ import annotations
 
 from .importing import ImportKind, ImportResult, register_kind
+from .importing.judgments import read_dimensions_with
 from .pool import RankingSource, register_ranking_source
 from .queue_order import Score, register_queue_order
 from .suggestions import Suggestion, SuggestionSource, register_suggestion_source
@@ -28,6 +31,7 @@ __all__ = [
     "Score",
     "Suggestion",
     "SuggestionSource",
+    "read_dimensions_with",
     "register_kind",
     "register_queue_order",
     "register_ranking_source",
@@ -40,4 +44,5 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "register_ranking_source": ("metrics",),
     "register_queue_order": ("judges",),
     "register_suggestion_source": ("judges",),
+    "read_dimensions_with": ("quality",),
 }

@@ -7,7 +7,7 @@ class QualityConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from annotator.importing.judgments import read_dimensions_with
+        from annotator.extensions import read_dimensions_with
 
         from .importing import import_quality
 

@@ -308,6 +308,15 @@ def _addresses(host: str, port: int | None, resolve: Resolver | None) -> list:
     return found
 
 
+def has_credentials(url: str) -> bool:
+    """Whether ``url`` carries a user name or password (``https://user:pass@host/``)."""
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:
+        return False
+    return parts.username is not None or parts.password is not None or "@" in parts.netloc
+
+
 def url_problem(url: str, policy: HostPolicy, resolve: Resolver | None = None) -> Problem | None:
     """Why a web-configured judge may not call ``url``, or None (checked when it is saved).
     One message for every refused host, so the answer tells nothing of the network."""
@@ -318,7 +327,7 @@ def url_problem(url: str, policy: HostPolicy, resolve: Resolver | None = None) -
         return URL_SCHEME()
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return URL_SCHEME()
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+    if has_credentials(url):
         return URL_CREDENTIALS()
     try:
         policy.addresses(parts.hostname, port or (443 if parts.scheme == "https" else 80), resolve)

@@ -9,7 +9,7 @@ from annotator.models import Project
 from annotator.problems import shown
 from web.fields import WholeField
 
-from .endpoints import key_name_problem
+from .endpoints import URL_CREDENTIALS, has_credentials, key_name_problem
 from .models import Judge, Scope
 from .prompts import unknown_placeholders
 
@@ -77,12 +77,20 @@ class JudgeForm(forms.ModelForm):
             raise forms.ValidationError(shown(problem))
         return value
 
+    def clean_base_url(self):
+        value = self.cleaned_data["base_url"]
+        if has_credentials(value):
+            raise forms.ValidationError(shown(URL_CREDENTIALS()))
+        return value
+
     def clean(self):
         data = super().clean()
-        if self.has_error("api_key_env"):
-            # A refused value (perhaps a key pasted there) is never shown back.
-            self.data = self.data.copy()
-            self.data[self.add_prefix("api_key_env")] = ""
+        for name in ("api_key_env", "base_url"):
+            if self.has_error(name):
+                # A refused value (a key pasted there, a URL with a password) is never
+                # shown back.
+                self.data = self.data.copy()
+                self.data[self.add_prefix(name)] = ""
         return data
 
     def clean_prompt(self):

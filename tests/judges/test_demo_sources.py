@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotator.chunker import window_spans
+from annotator.chunking import window_spans
 from annotator.importing import import_chunks, import_documents, import_queries, run_import
 from annotator.labels import Evidence, change_label
 from annotator.models import Chunk, Judgment

@@ -8,12 +8,14 @@ from django.utils.translation import gettext_lazy as _
 def register_all() -> None:
     from annotator.extensions import ImportKind, register_kind
     from api.openapi import register_paths
+    from gold.parts import register_part
     from metrics.export_tables import register_export_table
 
-    from . import metrics, openapi
+    from . import metrics, openapi, snapshots
     from .importing import load_answers
 
     register_paths(openapi.PATHS)
+    register_part(snapshots.PART)
     register_export_table("answers", metrics.export_table)
     register_kind(
         ImportKind(

@@ -156,7 +156,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
             for q in queries
         ],
         agreement=lambda: agreement_rows(gold_set_agreement(gold_set, level, mapping)),
-        sheets=lambda: [part.sheet(gold_set) for part in parts() if part.sheet is not None],
+        sheets=lambda: [sheet for part in parts() for sheet in part.workbook_sheets(gold_set)],
     )
 
 

@@ -14,7 +14,8 @@ from .models import GoldSet
 class GoldPart:
     """``freeze(gold_set)`` copies the live state into the new version, inside the
     freezing transaction; ``fields(gold_set, query_pks)`` gives, per query pk, the fields
-    its JSONL line gains; ``sheet(gold_set)`` the (name, header, rows) of a workbook sheet;
+    its JSONL line gains; ``sheet(gold_set)`` the (name, header, rows) of a workbook sheet,
+    ``sheets(gold_set)`` a list of them (a part with several kinds: a sheet per kind);
     ``diff(old, new)`` a dict the diff's section template shows."""
 
     name: str
@@ -22,6 +23,12 @@ class GoldPart:
     fields: Callable[[GoldSet, list[int]], dict[int, dict]]
     sheet: Callable[[GoldSet], tuple[str, list, list[list]]] | None = None
     diff: Callable[[GoldSet, GoldSet], dict] | None = None
+    sheets: Callable[[GoldSet], list[tuple[str, list, list[list]]]] | None = None
+
+    def workbook_sheets(self, gold_set: GoldSet) -> list[tuple[str, list, list[list]]]:
+        """Every workbook sheet the part adds, in order."""
+        found = [self.sheet(gold_set)] if self.sheet is not None else []
+        return found + (self.sheets(gold_set) if self.sheets is not None else [])
 
 
 _PARTS: dict[str, GoldPart] = {}

@@ -7,7 +7,7 @@ import pytest
 from annotator.models import Judgment, JudgmentHistory, Membership
 from judges import engine
 from judges.engine import execute_job
-from judges.models import JobStatus, PairStatus
+from judges.models import JobStatus, JudgeJob, PairStatus
 from judges.services import cancel_job, plan_job, resume_job, start_job, update_judge
 
 from .conftest import PASSAGES, Sleeps
@@ -274,3 +274,30 @@ def test_cancel_stops_a_job_and_resume_finishes_it(judging):
     job = execute_job(job.pk, sleep=Sleeps())
     assert job.status == JobStatus.DONE
     assert job.pairs.filter(status=PairStatus.PENDING).count() == 0
+
+
+def test_a_worker_that_lost_its_lease_writes_nothing_more(judging):
+    """Another worker took the job over (the lease passed while this one was stalled):
+    this one's next result is not written and the job stays with the new worker."""
+    plan = plan_job(judging["judge"], scope="pool", level="chunk", chunking="c", qids=["q1"])
+    job = start_job(plan, enqueue=False)
+    judge = judging["judge"]
+    judge.concurrency = 1
+    judge.save()
+    original = engine._write
+    written = []
+
+    def write_then_lose(job_, pair, outcome):
+        original(job_, pair, outcome)
+        written.append(pair.pk)
+        JudgeJob.objects.filter(pk=job_.pk).update(worker="another-host:1")
+
+    engine._write = write_then_lose
+    try:
+        job = execute_job(job.pk, sleep=Sleeps())
+    finally:
+        engine._write = original
+    assert len(written) == 1
+    assert (job.status, job.worker) == (JobStatus.RUNNING, "another-host:1")
+    assert Judgment.objects.filter(annotator=job.version.annotator).count() <= 1
+    assert job.pairs.exclude(status=PairStatus.PENDING).count() == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from annotator.access import sees_all_labels
 from annotator.models import Membership
 from numerics.agreement.alpha import krippendorff_alpha
 from numerics.agreement.kappa import pairwise, percent_agreement
@@ -69,3 +70,17 @@ def aspect_agreement(project, aspect: str) -> dict:
 def agreement(project) -> list[dict]:
     """Every aspect's agreement, in the order of ``Aspect``."""
     return [aspect_agreement(project, aspect.value) for aspect in Aspect]
+
+
+def agreement_section(*, project, membership, params=None) -> dict | None:
+    """The answers' part of the agreement page and of the answer-runs page: every aspect's
+    agreement, named for the screen; None for a member who may not see each person's
+    judgements, or a project without answer judgements."""
+    from .presenting import ASPECT_LABELS
+
+    if not sees_all_labels(membership):
+        return None
+    if not AnswerJudgment.objects.filter(answer__run__project=project).exists():
+        return None
+    rows = [{**row, "label": ASPECT_LABELS[row["aspect"]]} for row in agreement(project)]
+    return {"project": project, "rows": rows}

@@ -10,12 +10,14 @@ def register_all() -> None:
     from api.openapi import register_paths
     from gold.parts import register_part
     from metrics.export_tables import register_export_table
+    from web.sections import register_section
 
-    from . import metrics, openapi, snapshots
+    from . import agreement, metrics, openapi, snapshots
     from .importing import load_answers
 
     register_paths(openapi.PATHS)
     register_part(snapshots.PART)
+    register_section("agreement", "answers/partials/agreement.html", agreement.agreement_section)
     register_export_table("answers", metrics.export_table)
     register_kind(
         ImportKind(

@@ -14,12 +14,12 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from annotator.access import get_project_for_user, require_grades, sees_all_labels
+from annotator.access import get_project_for_user, require_grades
 
-from .agreement import agreement
+from .agreement import agreement_section
 from .metrics import MEASURES, answer_detail, run_scores
 from .models import Answer, AnswerRun
-from .presenting import ASPECT_LABELS, measure_columns
+from .presenting import measure_columns
 
 
 @login_required
@@ -39,11 +39,7 @@ def dashboard(request: HttpRequest, slug: str):
             "membership": membership,
             "columns": measure_columns(),
             "rows": rows,
-            "agreement": [
-                {**row, "label": ASPECT_LABELS[row["aspect"]]} for row in agreement(project)
-            ]
-            if sees_all_labels(membership)
-            else None,
+            "agreement": agreement_section(project=project, membership=membership),
         },
     )
 

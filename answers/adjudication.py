@@ -28,6 +28,8 @@ class Dispute:
     target: Target
     values: dict[str, int]  # username → value
     adjudicated: int | None
+    reason: str = ""  # the lead's reason for the final value
+    adjudicator: str = ""  # who set it
 
 
 def _key(row) -> tuple:
@@ -46,13 +48,29 @@ def disputes(project, *, include_settled: bool = True) -> list[Dispute]:
     ):
         judged.setdefault(_key(row), {})[row.annotator.username] = row.value
     settled = {
-        _key(a): a.value for a in AnswerAdjudication.objects.filter(answer__run__project=project)
+        _key(a): a
+        for a in AnswerAdjudication.objects.filter(answer__run__project=project).select_related(
+            "adjudicator"
+        )
     }
     keys = [k for k, v in judged.items() if len(v) >= 2 and len(set(v.values())) > 1]
     if not include_settled:
         keys = [k for k in keys if k not in settled]
     answers = Answer.objects.select_related("query").in_bulk({k[0] for k in keys})
-    return [Dispute(answers[k[0]], Target(k[1], k[2]), judged[k], settled.get(k)) for k in keys]
+    found = []
+    for k in keys:
+        final = settled.get(k)
+        found.append(
+            Dispute(
+                answers[k[0]],
+                Target(k[1], k[2]),
+                judged[k],
+                final.value if final else None,
+                final.reason if final else "",
+                final.adjudicator.username if final else "",
+            )
+        )
+    return found
 
 
 def adjudicate(*, answer: Answer, target: Target, value: int | None, reason: str, by) -> None:

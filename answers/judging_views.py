@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -162,8 +163,10 @@ def undo(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
 @login_required
 @require_GET
 def disputes(request: HttpRequest, slug: str):
-    """Targets people judged differently, each with a form for the lead's final value."""
+    """Targets people judged differently, each with a form for the lead's final value
+    (``?open=1``: only those without one yet)."""
     project, membership = get_project_for_user(request, slug, Role.OWNER, Role.ADJUDICATOR)
+    only_open = request.GET.get("open") == "1"
     return TemplateResponse(
         request,
         "answers/disputes.html",
@@ -178,8 +181,9 @@ def disputes(request: HttpRequest, slug: str):
                     "values": sorted(d.values.items()),
                     "choices": screen.CHOICES[CHOICES_OF[d.target.aspect]],
                 }
-                for d in adjudication.disputes(project)
+                for d in adjudication.disputes(project, include_settled=not only_open)
             ],
+            "only_open": only_open,
         },
     )
 
@@ -206,4 +210,5 @@ def adjudicate(request: HttpRequest, slug: str, pk: int):
             messages.error(request, _("That judgement cannot be saved."))
         else:
             messages.success(request, _("Final value saved."))
-    return redirect("answers:disputes", slug=project.slug)
+    target = reverse("answers:disputes", args=[project.slug])
+    return redirect(target + ("?open=1" if request.POST.get("open") == "1" else ""))

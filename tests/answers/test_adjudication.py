@@ -58,3 +58,24 @@ def test_annotators_do_not_adjudicate(disputed, login):
     url = reverse("answers:adjudicate", args=["acme", answer.pk])
     assert client.post(url, {"aspect": "crag", "value": 3}).status_code == 403
     assert not AnswerAdjudication.objects.exists()
+
+
+def test_the_page_shows_the_decision_filters_open_disputes_and_clears(disputed, login):
+    client = login(disputed["adjudicator"])
+    page_url = reverse("answers:disputes", args=["acme"])
+    answer = disputed["run"].answers.get(query__qid="q1")
+    url = reverse("answers:adjudicate", args=["acme", answer.pk])
+    response = client.post(url, {"aspect": "crag", "value": 3, "reason": "complete", "open": "1"})
+    assert response.url == page_url + "?open=1"
+    body = client.get(page_url).content.decode()
+    assert "Set by adam: complete" in body and "data-clear" in body
+    open_only = client.get(page_url, {"open": "1"}).content.decode()
+    assert 'data-aspect="nugget"' in open_only and 'data-aspect="crag"' not in open_only
+    zh = client.get(page_url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "由 adam 设定" in zh and "清除" in zh
+    # Clearing removes the final value (kept in history); the measures go back to people's.
+    client.post(url, {"aspect": "crag", "value": "", "reason": ""})
+    assert not AnswerAdjudication.objects.exists()
+    history = list(AnswerAdjudicationHistory.objects.values_list("old_value", "new_value"))
+    assert history == [(None, 3), (3, None)]
+    assert run_scores(disputed["run"]).summary()["crag"]["mean"] == 0.0

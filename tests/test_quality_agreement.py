@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 from annotator.models import Document
 from quality.agreement import dimension_agreement
@@ -16,6 +14,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_kappa_and_alpha_on_a_dimension_equal_the_reference_libraries(personas):
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     project = personas["project"]
     dimension = offer_source_quality(project)
     rng = np.random.default_rng(7)

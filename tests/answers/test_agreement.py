@@ -3,10 +3,8 @@ krippendorff package's alpha on the same judgements."""
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 from answers.agreement import agreement, aspect_agreement
 from answers.judging import Target, change_judgment
@@ -18,6 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_support_agreement_equals_the_reference_implementations(answer_run, assessor):
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     anna, arno = answer_run["annotator"], answer_run["annotator2"]
     judge_q1(answer_run, anna, {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 3)
     judge_q1(answer_run, arno, {"n1": 2, "n2": 2, "n3": 0}, [2, 0, 0], 0, 1)
@@ -76,6 +77,9 @@ def test_leads_see_agreement_on_the_dashboard_viewers_do_not(answer_run, login):
 
 
 def test_crag_grades_of_three_people_equal_the_reference_implementations(answer_run, tmp_path):
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     from annotator.importing import run_import
 
     from .conftest import simple_line, write_jsonl

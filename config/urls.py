@@ -11,5 +11,6 @@ urlpatterns = [
     path("", include("nuggets.urls")),
     path("", include("answers.urls")),
     path("", include("api.urls")),
+    path("", include("quality.urls")),
     path("", include("annotator.urls")),
 ]

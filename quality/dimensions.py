@@ -54,3 +54,16 @@ def set_gain_rule(project: Project, rule: GainRule) -> None:
     with transaction.atomic():
         bump(project.pk)
         GainSetting.objects.update_or_create(project=project, defaults={"rule": str(rule)})
+
+
+def add_dimension(project: Project, **fields) -> QualityDimension:
+    """A new quality dimension of ``project`` (fields checked by ``quality.forms``)."""
+    return QualityDimension.objects.create(project=project, **fields)
+
+
+def change_site_field(dimension: QualityDimension, site_field: str, host: bool) -> None:
+    """Another site field for a per-site dimension (its sites change, so do the gains)."""
+    with transaction.atomic():
+        bump(dimension.project_id)
+        dimension.site_field, dimension.site_host = site_field, host
+        dimension.save(update_fields=["site_field", "site_host"])

@@ -102,6 +102,8 @@ PAGE_ROLES = {
     "answers:judge_undo": None,
     "answers:disputes": LEADS,
     "answers:adjudicate": None,
+    # Quality dimensions and the gain rule: owners define them (tests/test_quality_settings.py).
+    "quality:settings": {"owner"},
 }
 
 

@@ -10,5 +10,7 @@ class QualityConfig(AppConfig):
         from annotator.extensions import read_dimensions_with
 
         from .importing import import_quality
+        from .sections import register_all
 
         read_dimensions_with(import_quality)  # labels files whose rows name a dimension
+        register_all()  # shares on the dashboard, agreement per dimension

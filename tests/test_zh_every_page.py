@@ -274,6 +274,18 @@ def busy_project(personas, corpus, site_objects):  # noqa: F811
         evidence=[Span(document, 0, 10)],
         changed_by=personas["owner"],
     )
+    # A quality dimension graded by two people: the quality sections are drawn.
+    from quality.dimensions import offer_source_quality
+    from quality.grades import QualitySource, change_quality
+
+    dimension = offer_source_quality(personas["project"], unit="document")
+    for persona, grade in (("annotator", 2), ("owner", 3)):
+        change_quality(
+            dimension=dimension,
+            annotator=personas[persona],
+            source=QualitySource(document=document),
+            grade=grade,
+        )
     return site_objects
 
 

@@ -20,6 +20,7 @@ from metrics.baseline import bm25_run
 from metrics.models import Run
 from metrics.run_import import import_run
 from nuggets.models import Nugget
+from quality.dimensions import offer_source_quality
 
 from .documents import build_pdf_project
 
@@ -54,6 +55,8 @@ PROJECTS = [
         "folder": "lecard",
         "assessors": "lecard-experts",
         "tags_file": "query_meta.tsv",
+        # The issuing court is the documents' source (README: "Source quality").
+        "quality_site_field": "author",
     },
 ]
 
@@ -130,6 +133,8 @@ def _project(spec: dict, users: dict, say: Say) -> None:
             options={"author": users["demo-owner"]},
         )
         say(f"{project.slug}: {result.created} nuggets")
+    if spec.get("quality_site_field"):
+        _quality(project, folder, spec["quality_site_field"], say)
     # Answer runs constructed for the demo from the nuggets' passages (README: "Answers").
     for path in sorted((folder / "answers").glob("*.jsonl")):
         if not AnswerRun.objects.filter(project=project, name=path.stem).exists():
@@ -157,6 +162,19 @@ def _project(spec: dict, users: dict, say: Say) -> None:
                 keep_known=True,
             )
             say(f"{project.slug}: run {run.name}, {run.n_results} results")
+
+
+def _quality(project: Project, folder: Path, site_field: str, say: Say) -> None:
+    """The source-quality dimension per site (``site_field``) and the demo's grades."""
+    dimension = offer_source_quality(project, site_field=site_field)
+    if not dimension.grades.exists():
+        result = run_import(
+            "labels",
+            project,
+            folder / "quality.csv",
+            options={"annotator": "demo-quality", "level": "document"},
+        )
+        say(f"{project.slug}: {result.created} source quality grades")
 
 
 def _chunking(project: Project, size: int, overlap: int, say: Say) -> Chunking:

@@ -67,6 +67,13 @@ class DimensionForm(forms.Form):
     def __init__(self, *args, project: Project, **kwargs):
         super().__init__(*args, **kwargs)
         self.project = project
+        # The default is offered until the project has it.
+        self.offers_default = not QualityDimension.objects.filter(
+            project=project, key=SOURCE_QUALITY["key"]
+        ).exists()
+        if not self.offers_default:
+            for name in ("key", "name", "name_zh", "labels", "labels_zh"):
+                self.fields[name].initial = ""
 
     def clean_key(self) -> str:
         key = self.cleaned_data["key"]

@@ -136,3 +136,10 @@ def test_only_owners_write(login, personas, corpus, persona):
 
 def test_an_unknown_action_writes_nothing(login, personas, corpus):
     assert login(personas["owner"]).post(url(), {"action": "drop"}).status_code == 400
+
+
+def test_the_default_is_offered_until_the_project_has_it(login, personas, corpus):
+    client = login(personas["owner"])
+    assert 'value="source_quality"' in client.get(url()).content.decode()
+    offer_source_quality(personas["project"], unit="document")
+    assert 'value="source_quality"' not in client.get(url()).content.decode()

@@ -22,7 +22,7 @@ from formats.files import detect_format
 ROOT = Path(__file__).resolve().parents[2]
 ID = st.text(alphabet=st.sampled_from(list("abcXYZ019-_.文档éàх\x1c")), min_size=1, max_size=12)
 SCORE = st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr)
-BLANK = st.sampled_from([" ", "\t", "  ", " \t", "\t\t"])
+BLANK = st.sampled_from([" ", "\t", "  ", " \t", "\t\t", " \r", "\r"])  # a lone CR splits too
 NOISE = st.sampled_from(["", "# a comment: made by x y z\n", "\n", "   \n", "#\n"])
 
 

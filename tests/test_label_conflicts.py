@@ -150,7 +150,7 @@ def test_second_session_sees_the_newer_grade_and_its_grade_is_not_saved(two_sess
     assert response.status_code == 200  # htmx swaps in the card as it is now
     assert 'data-grade="3"' in body and 'data-grade="1"' not in body
     assert "changed in another session to 3" in body and "your change was not saved" in body
-    assert 'class="save-status error"' in body
+    assert 'class="save-status floating error"' in body
     # Nothing of ours was logged; the event says the label changed elsewhere, so every
     # region showing it (the document view's buttons, the evidence list) fetches it again.
     event = json.loads(response["HX-Trigger"])["labels-changed"]
@@ -259,7 +259,7 @@ def test_undo_of_a_label_changed_in_another_session_is_refused(two_sessions, cor
     body = response.content.decode()
     assert response.status_code == 200
     assert "changed in another session to 3" in body and "nothing was undone" in body
-    assert 'class="save-status error"' in body
+    assert 'class="save-status floating error"' in body
     assert Judgment.objects.get().grade == 3
     assert JudgmentHistory.objects.count() == history
     event = json.loads(response["HX-Trigger"])["labels-changed"]

@@ -194,7 +194,7 @@ def test_import_page_shows_the_drop_count(login, personas, bench, tmp_path):
     page = login(personas["owner"]).get(
         reverse("annotator:import_status", args=["acme", job.pk]), HTTP_HX_REQUEST="true"
     )
-    assert "1 lines dropped" in page.content.decode()
+    assert "1 line dropped" in page.content.decode()
 
 
 BAD_PARAMETERS = [

@@ -13,4 +13,4 @@ class QualityConfig(AppConfig):
         from .sections import register_all
 
         read_dimensions_with(import_quality)  # labels files whose rows name a dimension
-        register_all()  # shares on the dashboard, agreement per dimension
+        register_all()  # agreement per dimension

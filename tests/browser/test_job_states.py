@@ -33,10 +33,10 @@ SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 def test_job_page_paused_taken_over_and_raw_replies(
     browser,
     live_server,
-    judging,
+    judging,  # noqa: F811  (the fixture imported above)
     language,
     paused,
-    gone,  # noqa: F811
+    gone,
 ):
     job = start_job(plan_job(judging["judge"], level="chunk", chunking="c"), enqueue=False)
     job = execute_job(job.pk, sleep=Sleeps())

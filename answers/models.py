@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Chunk, Chunking, Document, Project, Query
+from annotator.models.history import AppendOnlyHistory
 from nuggets.models import Nugget
 
 
@@ -248,8 +249,10 @@ class JudgmentEvent(models.TextChoices):
     DELETE = "delete", _("Deleted")
 
 
-class AnswerJudgmentHistory(models.Model):
+class AnswerJudgmentHistory(AppendOnlyHistory):
     """Append-only log of every answer judgement change; rows are never changed."""
+
+    history_name = "Answer judgment history"
 
     judgment = models.ForeignKey(
         AnswerJudgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="history"
@@ -289,14 +292,6 @@ class AnswerJudgmentHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} {self.aspect} {self.old_value}->{self.new_value}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise ValueError("Answer judgment history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("Answer judgment history is append-only")
 
 
 class AnswerAdjudication(Target):

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Document, Project, Query
+from annotator.models.history import AppendOnlyHistory
 
 MAX_NUGGET_TEXT = 2000  # one fact in a sentence or two, never a document
 
@@ -100,10 +101,12 @@ class NuggetEvent(models.TextChoices):
     REJECT = "reject", _("Proposal rejected")
 
 
-class NuggetHistory(models.Model):
+class NuggetHistory(AppendOnlyHistory):
     """Append-only log of every nugget change: the nugget as it was and as it became
     (``{"id", "text", "importance", "order", "evidence": [{"doc_id", "start", "end"}]}``;
     ``{}`` before a creation and after a removal)."""
+
+    history_name = "Nugget history"
 
     # The nugget while it exists (the row stays when it is merged away or deleted).
     subject = models.ForeignKey(
@@ -129,14 +132,6 @@ class NuggetHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} {self.nugget_id} by {self.changed_by_id}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise ValueError("Nugget history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("Nugget history is append-only")
 
 
 class NuggetSetting(models.Model):

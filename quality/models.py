@@ -16,6 +16,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Document, Project
+from annotator.models.history import AppendOnlyHistory
 
 MAX_SCALE = 9  # grades 0..9 at most: Shift+digit on the labelling screens
 SOURCE_QUALITY = {
@@ -162,8 +163,10 @@ class QualityEvent(models.TextChoices):
     DELETE = "delete", _("Deleted")
 
 
-class QualityHistory(models.Model):
+class QualityHistory(AppendOnlyHistory):
     """Append-only log of every quality grade change; rows are never updated nor deleted."""
+
+    history_name = "Quality history"
 
     grade_row = models.ForeignKey(
         QualityGrade, null=True, blank=True, on_delete=models.SET_NULL, related_name="history"
@@ -196,14 +199,6 @@ class QualityHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} {self.old_grade}->{self.new_grade} by {self.changed_by_id}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise ValueError("Quality history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("Quality history is append-only")
 
 
 class GainSetting(models.Model):

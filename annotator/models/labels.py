@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from numerics.spans import Span
 
 from .corpus import Chunk, Document, Query
+from .history import AppendOnlyHistory
 from .projects import Membership, Project, Role
 
 
@@ -135,8 +136,10 @@ class JudgmentEvent(models.TextChoices):
     DELETE = "delete", _("Deleted")
 
 
-class JudgmentHistory(EvidenceSpan):
+class JudgmentHistory(AppendOnlyHistory, EvidenceSpan):
     """Append-only log of every label change; rows are never updated nor deleted."""
+
+    history_name = "Judgment history"
 
     judgment = models.ForeignKey(
         Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="history"
@@ -168,14 +171,6 @@ class JudgmentHistory(EvidenceSpan):
 
     def __str__(self) -> str:
         return f"{self.event} {self.old_grade}->{self.new_grade} by {self.changed_by_id}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise ValueError("Judgment history is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("Judgment history is append-only")
 
 
 class JudgmentTiming(models.Model):

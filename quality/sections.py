@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotator.access import sees_all_labels
+from annotator.sources import SourcesError, resolve_sources
 
 from .agreement import dimension_agreement
 from .models import QualityDimension
@@ -22,17 +23,29 @@ def _grades(dimension: QualityDimension) -> list[dict]:
 
 def agreement_section(*, project, membership, params=None) -> dict | None:
     """Cohen's κ per annotator pair and Krippendorff's α of every dimension's grades; None
-    for a member who may not see each person's grades or a project without dimensions."""
+    for a member who may not see each person's grades or a project without dimensions.
+
+    The grades that count follow the page's choice of label sources (``?sources=``, by
+    ``annotator.sources.resolve_sources``; ``people,assessors`` by default), as the
+    relevance agreement above them does."""
     if not sees_all_labels(membership):
         return None
     dimensions = _dimensions(project)
     if not dimensions:
         return None
+    try:
+        sources = resolve_sources(project, (params or {}).get("sources"))
+    except SourcesError:  # the page refuses these sources before drawing its sections
+        return None
     return {
+        "sources": sources,
         "rows": [
-            {"dimension": dimension, "agreement": _shown(dimension_agreement(dimension))}
+            {
+                "dimension": dimension,
+                "agreement": _shown(dimension_agreement(dimension, sources=sources)),
+            }
             for dimension in dimensions
-        ]
+        ],
     }
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from annotator.models import Membership
 from annotator.sources import resolve_sources
+from gold.policy import resolve_mapping
 from gold.units import Units, live_labels, unit_grades
 from nuggets.models import Nugget
 from numerics import answers as measures
@@ -54,7 +55,7 @@ def citation_validity(project, citations: list[tuple[int, int, int, int]]) -> np
         sources=resolve_sources(project),
         queries=sorted(set(table[:, 0].tolist())),
     )
-    grades = unit_grades(labels, units, mapping=project.mapping_policy())
+    grades = unit_grades(labels, units, mapping=resolve_mapping(project))
     valid = np.zeros(len(table), dtype=bool)
     mine = grades.query == table[grades.unit, 0]
     relevant = mine & (grades.grade >= project.relevance_threshold)

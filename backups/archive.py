@@ -207,9 +207,10 @@ def _lines(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[tuple[in
 def _check_values(tables: dict[str, list[dict]]) -> None:
     """What every import checks: the slug's rule, the mapping policy, grades 0–3."""
     project = tables["annotator.Project"][0]
-    mapping = project.get("mapping") or "any_overlap"
+    mapping = project.get("mapping")
     try:
-        MappingPolicy.parse(str(mapping))
+        if mapping:
+            MappingPolicy.parse(str(mapping))
     except ValueError:
         bad = BAD_MAPPING(value=repr(mapping))
         raise FileRejected([_at(TABLE["annotator.Project"], 1, bad)]) from None

@@ -19,6 +19,7 @@ from numerics.grades import GRADES
 from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy
 
+from .policy import resolve_mapping
 from .units import annotator_unit_grades, frozen_labels, live_labels, units_for_level
 
 KAPPA_BANDS = [  # Landis & Koch (1977)
@@ -105,7 +106,7 @@ def project_agreement(
     """Agreement of the annotators of ``sources`` (``annotator.sources``; the people by
     default) — and of each other pseudo-annotator with them — at a level, under
     ``mapping`` (the project's setting unless given)."""
-    mapping = mapping or project.mapping_policy()
+    mapping = resolve_mapping(project, None, mapping)
     everyone = resolve_sources(project, (PEOPLE, ASSESSORS, JUDGES))
     sources = resolve_sources(project, sources or (PEOPLE,))
     members = project.memberships.select_related("user")

@@ -20,7 +20,7 @@ from annotator.sources import ASSESSORS, JUDGES, PEOPLE, Sources, resolve_source
 from numerics.mapping import MappingPolicy
 from web.spreadsheets import csv_text
 
-from .policy import people, pseudo_annotators
+from .policy import people, pseudo_annotators, resolve_mapping
 from .units import Units, adjudicated_units, annotator_unit_grades, live_labels, units_for_level
 
 DISAGREEMENT_RULES = {
@@ -105,7 +105,7 @@ def disagreements(
 ) -> list[DisputedUnit]:
     """Disputed units, grouped by query: queries with unresolved units first, and within
     a query unresolved units first, then the widest spread."""
-    mapping = mapping or project.mapping_policy()
+    mapping = resolve_mapping(project, None, mapping)
     names, _counted = compared_annotators(
         project, annotators, include_pseudo=include_pseudo, sources=sources
     )

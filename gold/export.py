@@ -17,13 +17,12 @@ from web.downloads import safe_filename
 from .agreement import agreement_rows, gold_set_agreement
 from .models import GoldSet
 from .parts import parts
-from .policy import recorded_sources
+from .policy import recorded_sources, resolve_mapping
 from .units import (
     LabelRows,
     Units,
     consensus_of,
     frozen_labels,
-    mapping_of,
     unit_grades,
     units_for_level,
 )
@@ -73,7 +72,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
     supported by at least one evidence entry (grade-0 evidence too, marked not relevant).
     """
     project = gold_set.project
-    mapping = mapping or mapping_of(gold_set.policy)
+    mapping = resolve_mapping(project, gold_set, mapping)
     units = units_for_level(project, level)
     labels = frozen_labels(gold_set)
     grades = unit_grades(labels, units, consensus=consensus_of(gold_set.policy), mapping=mapping)

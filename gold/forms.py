@@ -147,7 +147,8 @@ class ExportForm(forms.Form):
         return level
 
     def clean_mapping(self):
-        """The policy asked for; none: the gold set's own (``any_overlap`` for live labels)."""
+        """The policy asked for; None: ``gold.policy.resolve_mapping`` chooses (the gold set's
+        own, or the project's for live labels)."""
         text = self.cleaned_data["mapping"]
         if not text:
             return None

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Judgment, Membership, Project
 from annotator.sources import PEOPLE, Sources, resolve_sources, source_labels
 from numerics.consensus import RULES
+from numerics.mapping import MappingPolicy
 
 # The consensus rules as screens name them.
 RULE_LABELS = {
@@ -39,6 +40,26 @@ class ConsensusPolicy:
             "min_annotators": self.min_annotators,
             "adjudicated_first": self.adjudicated_first,
         }
+
+
+def mapping_of(policy: dict) -> MappingPolicy:
+    """The mapping a gold set recorded (the default, ``any_overlap``, for versions frozen
+    before mappings were recorded)."""
+    text = policy.get("mapping")
+    return MappingPolicy.parse(text) if text else MappingPolicy()
+
+
+def resolve_mapping(
+    project: Project, gold_set=None, asked: MappingPolicy | None = None
+) -> MappingPolicy:
+    """Which mapping policy maps labels onto units, wherever that is chosen: the one
+    ``asked`` for; else a frozen gold set's own (``mapping_of``); else the project's
+    setting (``Project.mapping_policy``, live labels)."""
+    if asked is not None:
+        return asked
+    if gold_set is not None:
+        return mapping_of(gold_set.policy)
+    return project.mapping_policy()
 
 
 class SelectionError(ValueError):

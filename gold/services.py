@@ -16,7 +16,7 @@ from quality.grades import recorded_quality
 
 from .models import Adjudication, AdjudicationHistory, GoldLabel, GoldSet
 from .parts import parts
-from .policy import ConsensusPolicy, SelectionError, choose_annotators
+from .policy import ConsensusPolicy, SelectionError, choose_annotators, resolve_mapping
 from .units import levels, live_labels, unit_grades, units_for_level
 
 __all__ = [
@@ -77,7 +77,7 @@ def gold_policy(
     ``people`` when None: never pseudo-annotators unless chosen). Named annotators record
     the sources they belong to.
     """
-    mapping = mapping or project.mapping_policy()
+    mapping = resolve_mapping(project, None, mapping)
     if annotators is None:
         resolved = resolve_sources(project, sources or (PEOPLE,))
         chosen = choose_annotators(project, None, resolved)

@@ -33,7 +33,7 @@ from numerics.mapping import MappingPolicy, map_pairs
 from numerics.spans import SpanArrays
 
 from .models import Adjudication, GoldSet
-from .policy import ConsensusPolicy
+from .policy import ConsensusPolicy, resolve_mapping
 
 DOCUMENTS = "documents"
 PAGES = "pages"
@@ -44,14 +44,6 @@ LEVEL_LABELS = {DOCUMENTS: _("documents"), PAGES: _("pages")}
 def level_name(level: str) -> str:
     """A level as screens name it: documents and pages translated, a chunking by its name."""
     return str(LEVEL_LABELS.get(level, level))
-
-
-DEFAULT_MAPPING = {
-    # A whole-document or page label says nothing about which chunk holds the evidence:
-    # by default it reaches every unit it overlaps. Passage and chunk labels are mapped
-    # the same way unless a stricter policy is chosen.
-    "rule": "any_overlap",
-}
 
 
 @dataclass(frozen=True)
@@ -329,20 +321,16 @@ def consensus_of(policy: dict) -> ConsensusPolicy:
     )
 
 
-def mapping_of(policy: dict) -> MappingPolicy:
-    """The mapping part of a stored gold-set policy (the default for older versions)."""
-    return MappingPolicy.parse(policy.get("mapping") or DEFAULT_MAPPING["rule"])
-
-
 def unit_grades(
     labels: LabelRows,
     units: Units,
     *,
+    mapping: MappingPolicy,
     consensus: ConsensusPolicy | None = None,
-    mapping: MappingPolicy | None = None,
 ) -> UnitGrades:
+    """Consensus grade of each (query, unit) the labels reach under ``mapping`` (callers
+    choose it with ``gold.policy.resolve_mapping``)."""
     consensus = consensus or ConsensusPolicy()
-    mapping = mapping or MappingPolicy.parse(DEFAULT_MAPPING["rule"])
     query, unit, _source, grade = annotator_unit_grades(
         labels.take(labels.source >= 0), units, mapping
     )
@@ -401,14 +389,10 @@ def gold_unit_grades(
     loaded (a dashboard maps one load of labels onto several levels)."""
     units = units if units is not None else units_for_level(project, level)
     labels = labels if labels is not None else gold_labels(project, gold_set, sources)
-    if gold_set is not None:
-        return unit_grades(
-            labels,
-            units,
-            consensus=consensus_of(gold_set.policy),
-            mapping=mapping or mapping_of(gold_set.policy),
-        )
-    return unit_grades(labels, units, mapping=mapping or project.mapping_policy())
+    consensus = consensus_of(gold_set.policy) if gold_set is not None else None
+    return unit_grades(
+        labels, units, consensus=consensus, mapping=resolve_mapping(project, gold_set, mapping)
+    )
 
 
 def unit_index(units: Units, unit_id: str) -> int | None:

@@ -7,7 +7,8 @@ from numerics.mapping import MappingPolicy
 
 from .models import GoldSet
 from .parts import parts
-from .units import DOCUMENTS, gold_unit_grades, mapping_of
+from .policy import resolve_mapping
+from .units import DOCUMENTS, gold_unit_grades
 
 
 def unit_map(gold_set: GoldSet, level: str, mapping: MappingPolicy) -> dict[tuple[int, str], int]:
@@ -31,7 +32,7 @@ def diff_gold_sets(
     own consensus rule, so ``n_new - n_old == len(added) - len(removed)`` always holds:
     the counts and the lists describe the same units.
     """
-    mapping = mapping or mapping_of(new.policy)
+    mapping = resolve_mapping(new.project, new, mapping)
     before, after = unit_map(old, level, mapping), unit_map(new, level, mapping)
     qids = dict(Query.objects.filter(project=new.project).values_list("pk", "qid"))
 

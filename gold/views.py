@@ -54,7 +54,7 @@ from .forms import (
     ReleaseForm,
 )
 from .models import GoldSet
-from .policy import SelectionError, people, pseudo_annotators
+from .policy import SelectionError, people, pseudo_annotators, resolve_mapping
 from .queue import adjudication_queue as adjudication_queue_items
 from .queue import unit_evidence
 from .services import ConsensusPolicy, adjudicate, freeze_gold_set, gold_policy, preview_gold_set
@@ -150,7 +150,7 @@ def _filters(project: Project, data: dict) -> dict:
     """The queue's filter values, carried by every resolve form and the download link."""
     return {
         "level": data["level"],
-        "mapping": str(data["mapping"] or project.mapping_policy()),
+        "mapping": str(resolve_mapping(project, None, data["mapping"])),
         "rule": data["rule"],
         "pseudo": "1" if data["pseudo"] else "",
         "sources": data["sources"] or "",
@@ -179,7 +179,7 @@ def disagreements_download(request: HttpRequest, slug: str) -> HttpResponse:
         "sources": sources.names,
         "level": data["level"],
         "rule": options["rule"],
-        "mapping": str(options["mapping"] or project.mapping_policy()),
+        "mapping": str(resolve_mapping(project, None, options["mapping"])),
     }
     content_type = "text/csv" if fmt == "csv" else "application/x-ndjson"
     return attachment(
@@ -393,7 +393,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad agreement parameters."))
     level, mapping = form.cleaned_data["level"], form.cleaned_data["mapping"]
-    mapping = mapping or project.mapping_policy()
+    mapping = resolve_mapping(project, None, mapping)
     try:
         report = project_agreement(project, level, mapping, form.cleaned_data["sources"])
     except SourcesError as error:

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.access import sees_all_labels
 from annotator.models import Judgment, Membership, Project
 from annotator.sources import PEOPLE, resolve_sources
+from gold.policy import resolve_mapping
 from gold.units import DOCUMENTS, annotator_unit_grades, live_labels, unit_grades, units_for_level
 
 from .models import JudgePair, JudgeVersion, PairStatus
@@ -60,7 +61,7 @@ def disagreement(
     if version is None:
         return {}
     units = units_for_level(project, DOCUMENTS)
-    mapping = project.mapping_policy()
+    mapping = resolve_mapping(project)
     people = resolve_sources(project, (PEOPLE,))
     if sees_all_labels(membership):
         people_query, people_unit, people_grade = _grades(

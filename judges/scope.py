@@ -15,6 +15,7 @@ import numpy as np
 
 from annotator.models import Chunking, Project
 from annotator.sources import PEOPLE, resolve_sources
+from gold.policy import resolve_mapping
 from gold.units import DOCUMENTS, annotator_unit_grades, live_labels
 from gold.units import units_for_level as _units
 from metrics.models import Run
@@ -70,7 +71,7 @@ def pool_keys(project: Project, units, query_pks: set[int] | None) -> list[tuple
 def judged_by_people(project: Project, units, query_pks: set[int] | None) -> set[tuple[int, int]]:
     """(query pk, unit index) that a person's label (or an adjudication) reaches."""
     labels = live_labels(project, sources=resolve_sources(project, (PEOPLE,)), adjudicated=True)
-    query, unit, _source, _grade = annotator_unit_grades(labels, units, project.mapping_policy())
+    query, unit, _source, _grade = annotator_unit_grades(labels, units, resolve_mapping(project))
     keep = np.ones(query.size, dtype=bool)
     if query_pks is not None:
         keep = np.isin(query, list(query_pks))

@@ -20,13 +20,12 @@ from django.db.models import Count, Max
 from annotator.models import Chunk, Project, Query
 from annotator.sources import Sources, resolve_sources
 from gold.models import GoldSet
-from gold.policy import recorded_sources
+from gold.policy import recorded_sources, resolve_mapping
 from gold.units import (
     DOCUMENTS,
     PAGES,
     UnitGrades,
     Units,
-    mapping_of,
     units_for_level,
 )
 from numerics.gain import GainRule
@@ -165,8 +164,7 @@ def load_gold(
     ``state``: ``label_state(project, gold_set)`` if already read (a dashboard maps one
     state onto every level it shows). ``gain``: how quality enters the grades (the gold
     set's recorded rule, or the project's, when None; ``metrics.gain``)."""
-    if mapping is None:
-        mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
+    mapping = resolve_mapping(project, gold_set, mapping)
     sources = resolve_sources(project, sources) if gold_set is None else None
     state = state or label_state(project, gold_set)
     units = level_units(project, level)
@@ -329,8 +327,7 @@ def evaluation_setting(
     documents for ``own``, the other levels' grades as runs need them) from the labels
     of ``sources`` (``annotator.sources``; ``people,assessors`` by default) or a frozen
     gold set."""
-    if mapping is None:
-        mapping = mapping_of(gold_set.policy) if gold_set else project.mapping_policy()
+    mapping = resolve_mapping(project, gold_set, mapping)
     own = level == OWN
     templates = tuple(measures or DEFAULT_MEASURES)
     state = label_state(project, gold_set)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from annotator.models import Document, Project, Query
 from formats.values import as_token
 from gold.models import GoldSet
+from gold.policy import resolve_mapping
 from gold.units import units_for_level
 from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy
@@ -80,7 +81,7 @@ def build_nugget_export(
     }
     covered = None
     if level is not None:
-        mapping = mapping or project.mapping_policy()
+        mapping = resolve_mapping(project, gold_set, mapping)
         covered = coverage(rows, units_for_level(project, level), mapping)
     evidence: dict[int, list[dict]] = {}
     for index, document, start, end in zip(

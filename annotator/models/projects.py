@@ -106,7 +106,7 @@ class Project(models.Model):
     def mapping_policy(self) -> MappingPolicy:
         """The project's mapping policy: how labels reach units wherever live labels are
         mapped (labelling screen, agreement, adjudication, dashboards, freezing)."""
-        return MappingPolicy.parse(self.mapping or "any_overlap")
+        return MappingPolicy.parse(self.mapping) if self.mapping else MappingPolicy()
 
     @property
     def grade_labels(self) -> list[tuple[int, str]]:

@@ -54,8 +54,6 @@ class Command(BaseCommand):
             mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
         except ValueError as error:
             raise CommandError(str(error)) from None
-        if mapping is None and gold_set is not None:
-            mapping = MappingPolicy.parse(gold_set.policy.get("mapping") or "any_overlap")
         export = build_nugget_export(project, gold_set=gold_set, level=level, mapping=mapping)
         data = render(export, options["format"])
         if export.policy:

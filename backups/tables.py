@@ -65,6 +65,8 @@ TABLES = (
     Table("quality.QualityDimension", "project"),
     Table("quality.QualityGrade", "dimension__project"),
     Table("quality.QualityHistory", "dimension__project"),
+    Table("quality.QualityAdjudication", "dimension__project"),
+    Table("quality.QualityAdjudicationHistory", "dimension__project"),
     Table("quality.GainSetting", "project"),
 )
 

@@ -143,12 +143,15 @@ def freeze_gold_set(
     Raises ``SelectionError`` (nothing written) when the choice holds no labels.
     """
     recorded = gold_policy(project, policy, annotators, mapping, sources)
-    # How quality enters the gain, and the quality grades it reads, frozen with the labels
-    # (recorded only when there is something: older versions read as "none").
+    # How quality enters the gain, and the quality grades it reads (a lead's final grade
+    # first, as for relevance), frozen with the labels (recorded only when there is
+    # something: older versions read as "none").
     rule = project_gain_rule(project)
     if not rule.is_none:
         recorded["gain"] = str(rule)
-    quality = recorded_quality(project, recorded["annotators"])
+    quality = recorded_quality(
+        project, recorded["annotators"], adjudicated=policy.adjudicated_first
+    )
     if quality:
         recorded["quality"] = quality
     judgments = (

@@ -22,6 +22,7 @@ from annotator.access import (
 from annotator.models import Membership, Project, Query, Role
 from annotator.sources import SourcesError
 from numerics.grades import GRADES
+from quality.models import QualityDimension
 from web.downloads import attachment
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
@@ -132,6 +133,7 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "levels": levels(project),
         "mappings": MAPPING_CHOICES,
         "grade_labels": project.shown_grade_labels,
+        "has_quality": QualityDimension.objects.filter(project=project).exists(),
     }
     return TemplateResponse(request, "gold/queue.html", context)
 

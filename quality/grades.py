@@ -20,7 +20,13 @@ from annotator.models import Document, Project
 from annotator.revisions import bump
 from numerics.gain import UNJUDGED, majority
 
-from .models import QualityDimension, QualityEvent, QualityGrade, QualityHistory
+from .models import (
+    QualityAdjudication,
+    QualityDimension,
+    QualityEvent,
+    QualityGrade,
+    QualityHistory,
+)
 
 MAX_SITE = 255
 
@@ -291,12 +297,45 @@ def quality_by_document(
     *,
     sources=None,
     annotators: list[str] | None = None,
+    adjudicated: bool | None = None,
 ) -> np.ndarray:
-    """Each document's quality grade on ``dimension`` (``UNJUDGED`` where none): for
-    every annotator who counts (``sources``, an ``annotator.sources.Sources``, or the
-    named ``annotators``; everyone when neither) the grade of the document, or of its
-    site; then the majority of those annotators' grades (a tie goes to the higher)."""
+    """Each document's quality grade on ``dimension`` (``UNJUDGED`` where none): a lead's
+    final grade of the document, or of its site (``quality.adjudication``), where there is
+    one and ``adjudicated`` (by default: when people's labels count, as for relevance);
+    else, for every annotator who counts (``sources``, an ``annotator.sources.Sources``,
+    or the named ``annotators``; everyone when neither) the grade of the document, or of
+    its site, and the majority of those annotators' grades (a tie goes to the higher)."""
     document_pks = np.asarray(document_pks, dtype=np.int64)
+    if adjudicated is None:
+        adjudicated = sources is None or sources.adjudicated
+    grades = _majority_by_document(dimension, document_pks, sources, annotators)
+    if adjudicated:
+        _put_final_grades(dimension, document_pks, grades)
+    return grades
+
+
+def _put_final_grades(dimension: QualityDimension, document_pks: np.ndarray, grades) -> None:
+    """Write the leads' final grades over ``grades`` (in place)."""
+    finals = list(
+        QualityAdjudication.objects.filter(dimension=dimension).values_list(
+            "document_id", "site", "grade"
+        )
+    )
+    if not finals or not document_pks.size:
+        return
+    position = {int(pk): i for i, pk in enumerate(document_pks.tolist())}
+    by_site = {site: grade for document, site, grade in finals if document is None}
+    if by_site:
+        documents = Document.objects.filter(pk__in=list(position))
+        for pk, site in document_sites(dimension, documents).items():
+            if site in by_site:
+                grades[position[pk]] = by_site[site]
+    for document, _site, grade in finals:  # a document's own final grade first
+        if document is not None and document in position:
+            grades[position[document]] = grade
+
+
+def _majority_by_document(dimension, document_pks, sources, annotators) -> np.ndarray:
     grades = QualityGrade.objects.filter(dimension=dimension)
     if sources is not None:
         grades = sources.judgments(grades)
@@ -328,13 +367,16 @@ def quality_by_document(
     return majority(keys[:, 0], np.array(list(own.values()), dtype=np.int64), document_pks.size)
 
 
-def recorded_quality(project: Project, annotators: list[str]) -> dict[str, dict[str, int]]:
+def recorded_quality(
+    project: Project, annotators: list[str], *, adjudicated: bool = True
+) -> dict[str, dict[str, int]]:
     """What a frozen gold set keeps of quality: per dimension key, each graded document's
-    grade (by document pk, as text) from the named annotators' grades."""
+    grade (by document pk, as text): the lead's final grade where there is one (with
+    ``adjudicated``, as the gold set's policy says), else the named annotators' majority."""
     recorded = {}
     pks = np.array(list(project.documents.order_by("pk").values_list("pk", flat=True)))
     for dimension in QualityDimension.objects.filter(project=project):
-        grades = quality_by_document(dimension, pks, annotators=annotators)
+        grades = quality_by_document(dimension, pks, annotators=annotators, adjudicated=adjudicated)
         judged = grades != UNJUDGED
         if judged.any():
             recorded[dimension.key] = {

@@ -201,6 +201,88 @@ class QualityHistory(AppendOnlyHistory):
         return f"{self.event} {self.old_grade}->{self.new_grade} by {self.changed_by_id}"
 
 
+class QualityAdjudication(models.Model):
+    """A lead's final grade of one source on a dimension, where annotators disagree: it
+    stands before their grades in the gain rule, the shares and frozen gold sets."""
+
+    dimension = models.ForeignKey(
+        QualityDimension, on_delete=models.CASCADE, related_name="adjudications"
+    )
+    document = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    site = models.CharField(max_length=255, blank=True)
+    grade = models.SmallIntegerField()
+    reason = models.TextField(blank=True)
+    adjudicator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(grade__gte=0, grade__lte=MAX_SCALE),
+                name="quality_adjudication_scale",
+            ),
+            models.CheckConstraint(
+                condition=(Q(document__isnull=False) & Q(site=""))
+                | (Q(document__isnull=True) & ~Q(site="")),
+                name="quality_adjudication_one_source",
+            ),
+            models.UniqueConstraint(
+                fields=["dimension", "document"],
+                condition=Q(document__isnull=False),
+                name="quality_adjudication_unique_document",
+            ),
+            models.UniqueConstraint(
+                fields=["dimension", "site"],
+                condition=Q(document__isnull=True),
+                name="quality_adjudication_unique_site",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dimension_id}/{self.document_id or self.site}:={self.grade}"
+
+
+class QualityAdjudicationHistory(AppendOnlyHistory):
+    """Append-only log of every final quality grade set, changed or cleared."""
+
+    history_name = "Quality adjudication history"
+
+    adjudication = models.ForeignKey(
+        QualityAdjudication,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="history",
+    )
+    dimension = models.ForeignKey(
+        QualityDimension, on_delete=models.CASCADE, related_name="adjudication_history"
+    )
+    document = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    site = models.CharField(max_length=255, blank=True)
+    old_grade = models.SmallIntegerField(null=True, blank=True)
+    new_grade = models.SmallIntegerField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "quality adjudication history"
+
+    def __str__(self) -> str:
+        return f"{self.old_grade}->{self.new_grade} by {self.changed_by_id}"
+
+
 class GainSetting(models.Model):
     """The project's gain rule (``numerics.gain``): how quality enters its measures,
     unless a dashboard or the API names another. No row: ``none``."""

@@ -39,6 +39,7 @@ def agreement_section(*, project, membership, params=None) -> dict | None:
         return None
     return {
         "sources": sources,
+        "project": project,
         "rows": [
             {
                 "dimension": dimension,

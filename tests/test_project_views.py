@@ -104,6 +104,9 @@ PAGE_ROLES = {
     "answers:adjudicate": None,
     # Quality dimensions and the gain rule: owners define them (tests/test_quality_settings.py).
     "quality:settings": {"owner"},
+    # Disputed quality grades: leads set final grades (tests/test_quality_adjudication.py).
+    "quality:disputes": LEADS,
+    "quality:adjudicate": None,
 }
 
 

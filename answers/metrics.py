@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.models import Membership
-from annotator.sources import resolve_sources
+from annotator.sources import Sources, resolve_sources
 from gold.policy import resolve_mapping
 from gold.units import Units, live_labels, unit_grades
 from nuggets.models import Nugget
@@ -63,15 +63,20 @@ def citation_validity(project, citations: list[tuple[int, int, int, int]]) -> np
     return valid
 
 
-def _people_values(run: AnswerRun, aspect: str, field: str | None, index: dict) -> np.ndarray:
-    """Each target's combined value (``UNJUDGED`` where nobody judged it)."""
-    pseudo = Membership.objects.filter(project=run.project_id, is_pseudo=True).values("user_id")
+def _people_values(
+    run: AnswerRun, aspect: str, field: str | None, index: dict, sources: Sources | None = None
+) -> np.ndarray:
+    """Each target's combined value (``UNJUDGED`` where nobody judged it): people's
+    judgements and adjudications, or — ``sources`` — the judgements of those label
+    sources (``judge:<slug>`` …; adjudications only when people count)."""
     key = f"{field}_id" if field else "nugget_id"  # the answer grade: no target (None)
-    rows = (
-        AnswerJudgment.objects.filter(answer__run=run, aspect=aspect)
-        .exclude(annotator_id__in=pseudo)
-        .values_list("answer_id", key, "value")
-    )
+    judgments = AnswerJudgment.objects.filter(answer__run=run, aspect=aspect)
+    if sources is None:
+        pseudo = Membership.objects.filter(project=run.project_id, is_pseudo=True)
+        judgments = judgments.exclude(annotator_id__in=pseudo.values("user_id"))
+    else:
+        judgments = sources.judgments(judgments)
+    rows = judgments.values_list("answer_id", key, "value")
     target, value = [], []
     for answer_pk, target_pk, v in rows:
         position = index.get((answer_pk, target_pk))
@@ -81,6 +86,8 @@ def _people_values(run: AnswerRun, aspect: str, field: str | None, index: dict) 
     adjudicated = AnswerAdjudication.objects.filter(answer__run=run, aspect=aspect).values_list(
         "answer_id", key, "value"
     )
+    if sources is not None and not sources.adjudicated:
+        adjudicated = adjudicated.none()
     a_target, a_value = [], []
     for answer_pk, target_pk, v in adjudicated:
         position = index.get((answer_pk, target_pk))
@@ -121,8 +128,9 @@ class RunScores:
         return rows
 
 
-def run_scores(run: AnswerRun) -> RunScores:
-    """Every measure of every answer of the run."""
+def run_scores(run: AnswerRun, sources: Sources | None = None) -> RunScores:
+    """Every measure of every answer of the run, on people's judgements or (``sources``)
+    on those label sources' (``answers.calibration`` scores a judge so)."""
     answers = list(
         Answer.objects.filter(run=run)
         .order_by("query__qid")
@@ -140,7 +148,7 @@ def run_scores(run: AnswerRun) -> RunScores:
         by_query.setdefault(query_pk, []).append((pk, importance == "vital"))
     pairs = [(a, nugget, vital) for a, q, _ in answers for nugget, vital in by_query.get(q, ())]
     nugget_index = {(a, nugget): i for i, (a, nugget, _v) in enumerate(pairs)}
-    nugget_values = _people_values(run, Aspect.NUGGET, "nugget", nugget_index)
+    nugget_values = _people_values(run, Aspect.NUGGET, "nugget", nugget_index, sources)
     scores = measures.nugget_scores(
         n,
         np.array([position[a] for a, _n, _v in pairs], dtype=np.int64),
@@ -169,17 +177,21 @@ def run_scores(run: AnswerRun) -> RunScores:
             measures.Citations(
                 n_answers=n,
                 sentence_answer=np.array([position[a] for _s, a in sentences], dtype=np.int64),
-                needs=_people_values(run, Aspect.NEEDS_CITATION, "sentence", sentence_index),
+                needs=_people_values(
+                    run, Aspect.NEEDS_CITATION, "sentence", sentence_index, sources
+                ),
                 citation_sentence=np.array(
                     [sentence_position[s] for _c, _a, s, *_r in citations], dtype=np.int64
                 ),
-                support=_people_values(run, Aspect.SUPPORT, "citation", citation_index),
+                support=_people_values(run, Aspect.SUPPORT, "citation", citation_index, sources),
                 valid=valid,
             )
         )
     )
     crag_index = {(a, None): i for i, (a, _q, _qid) in enumerate(answers)}
-    scores.update(measures.crag_measures(_people_values(run, Aspect.CRAG, None, crag_index)))
+    scores.update(
+        measures.crag_measures(_people_values(run, Aspect.CRAG, None, crag_index, sources))
+    )
     return RunScores(run, [a for a, _q, _qid in answers], [qid for _a, _q, qid in answers], scores)
 
 

@@ -9,12 +9,15 @@ def register_all() -> None:
     from annotator.extensions import ImportKind, register_kind
     from api.openapi import register_paths
     from gold.parts import register_part
+    from judges.engine import register_runner
+    from judges.models import JobKind
     from metrics.export_tables import register_export_table
     from web.sections import register_section
 
-    from . import agreement, metrics, openapi, snapshots
+    from . import agreement, judge_jobs, metrics, openapi, snapshots
     from .importing import load_answers
 
+    register_runner(JobKind.ANSWERS, judge_jobs.run_answer_job)
     register_paths(openapi.PATHS)
     register_part(snapshots.PART)
     register_section("agreement", "answers/partials/agreement.html", agreement.agreement_section)

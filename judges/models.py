@@ -132,12 +132,16 @@ class Scope(models.TextChoices):
 class JobKind(models.TextChoices):
     LABELS = "labels", _("Labels")
     NUGGETS = "nuggets", _("Nugget proposals")
+    ANSWERS = "answers", _("Answer judgements")
 
 
 class JudgeJob(Leased):
     """A job of a judge version: labels for (query, unit) pairs, or — ``kind`` nuggets —
-    nugget proposals for queries (one pair per query, without a unit), run by the same
-    worker with the same budget, counters, failures, cancelling and resuming."""
+    nugget proposals for queries (one pair per query, without a unit), or — ``kind``
+    answers — judgements of RAG answers (one pair per answer for its nuggets, one per
+    citation for its support), run by the same worker with the same budget, counters,
+    failures, cancelling and resuming. The app that writes a kind's results runs it
+    (``engine.register_runner``)."""
 
     version = models.ForeignKey(JudgeVersion, on_delete=models.CASCADE, related_name="jobs")
     kind = models.CharField(max_length=8, choices=JobKind.choices, default=JobKind.LABELS)
@@ -207,11 +211,15 @@ class Failure(models.TextChoices):
     # A judge configured on the web: any failure of the endpoint (judges.client).
     ENDPOINT = "endpoint", _("No OpenAI-compatible answer")
     NO_EVIDENCE = "no_evidence", _("No relevant evidence to send")
+    # An answers job: the answer, citation or nuggets asked about were removed since.
+    GONE = "gone", _("Nothing left to judge")
 
 
 class JudgePair(models.Model):
-    """One (query, unit) of a job — in a nugget job, one query without a unit — and how it
-    ended: judged (a grade, or the query's proposals written), or failed."""
+    """One (query, unit) of a job — in a nugget job, one query without a unit; in an
+    answers job, one answer (its nuggets) or one of its citations (its support) — and how
+    it ended: judged (a grade, the query's proposals or the answer's judgements written),
+    or failed."""
 
     job = models.ForeignKey(JudgeJob, on_delete=models.CASCADE, related_name="pairs")
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
@@ -219,6 +227,11 @@ class JudgePair(models.Model):
         Document, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.CASCADE)
+    # Answers jobs: the answer judged and, for its support, the citation — ids of the
+    # answers app's rows (judges sit below it and never name its models); a pair whose
+    # answer is gone fails when its turn comes.
+    answer = models.PositiveBigIntegerField(null=True, blank=True)
+    citation = models.PositiveBigIntegerField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=PairStatus.choices, default=PairStatus.PENDING)
     grade = models.SmallIntegerField(null=True, blank=True)
     reason = models.TextField(blank=True)
@@ -239,6 +252,20 @@ class JudgePair(models.Model):
             models.UniqueConstraint(
                 fields=["job", "query", "document", "chunk"], name="judge_pair_unique"
             ),
+            models.UniqueConstraint(
+                fields=["job", "answer"],
+                condition=Q(answer__isnull=False, citation__isnull=True),
+                name="judge_pair_unique_answer",
+            ),
+            models.UniqueConstraint(
+                fields=["job", "citation"],
+                condition=Q(citation__isnull=False),
+                name="judge_pair_unique_citation",
+            ),
+            models.CheckConstraint(
+                condition=Q(citation__isnull=True) | Q(answer__isnull=False),
+                name="judge_pair_citation_of_answer",
+            ),
             models.CheckConstraint(
                 condition=Q(grade__isnull=True) | Q(grade__gte=0, grade__lte=3),
                 name="judge_pair_grade_0_3",
@@ -247,4 +274,6 @@ class JudgePair(models.Model):
         indexes = [models.Index(fields=["job", "status"], name="judge_pair_job_status")]
 
     def __str__(self) -> str:
+        if self.answer is not None:
+            return f"{self.query_id}/answer {self.answer}/{self.citation}: {self.status}"
         return f"{self.query_id}/{self.document_id}/{self.chunk_id}: {self.status}"

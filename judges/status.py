@@ -81,7 +81,7 @@ def judge_job_state(job: JudgeJob, *, failed_pairs: bool = False) -> JobState:
         state.failed_pairs = [
             FailedPair(
                 query=p.query.qid,
-                unit=p.chunk.chunk_id if p.chunk_id else p.document.doc_id,
+                unit=_unit(p),
                 failure=p.failure,
                 detail=str(p.detail) if p.detail else "",
                 raw_reply=p.raw_reply[:RAW_SHOWN],
@@ -89,6 +89,18 @@ def judge_job_state(job: JudgeJob, *, failed_pairs: bool = False) -> JobState:
             for p in rows
         ]
     return state
+
+
+def _unit(pair) -> str:
+    """What a pair judged beside its query: a chunk or document id, an answer or one of
+    its citations (answers jobs), nothing (a nugget proposal's query)."""
+    if pair.citation is not None:
+        return f"answer {pair.answer} citation {pair.citation}"
+    if pair.answer is not None:
+        return f"answer {pair.answer}"
+    if pair.chunk_id:
+        return pair.chunk.chunk_id
+    return pair.document.doc_id if pair.document_id else ""
 
 
 def import_job_state(job: ImportJob) -> JobState:

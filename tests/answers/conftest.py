@@ -135,3 +135,30 @@ def answer_run(answer_project, personas, tmp_path):
         "run": AnswerRun.objects.get(name="sys"),
         "nuggets": nuggets,
     }
+
+
+@pytest.fixture
+def judged(answer_run, monkeypatch, settings):
+    """``answer_run`` and an LLM judge "fake" on an OpenAI-compatible server on loopback
+    (``tests/judges/fake_llm.py``)."""
+    from judges.services import create_judge
+    from tests.judges.conftest import KEY, KEY_ENV
+    from tests.judges.fake_llm import MODEL, FakeLLM
+
+    settings.ASSAY_JUDGE_BACKOFF_SECONDS = 0.01
+    monkeypatch.setenv(KEY_ENV, KEY)
+    with FakeLLM(KEY) as server:
+        judge = create_judge(
+            answer_run["project"],
+            slug="fake",
+            name="Fake judge",
+            base_url=server.base_url,
+            model=MODEL,
+            api_key_env=KEY_ENV,
+            by_operator=True,
+            concurrency=2,
+            rpm=0,
+            budget=100,
+            timeout_seconds=5,
+        )
+        yield {**answer_run, "server": server, "judge": judge}

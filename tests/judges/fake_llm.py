@@ -9,7 +9,9 @@ every time, ``FLAKY500`` a 500 on the first call, ``ALWAYS500`` a 500 every time
 long (a slow endpoint); ``hang`` makes every request wait without answering (an endpoint
 that accepts connections and never replies). Without a marker the grade is the
 passage's length modulo 4 (deterministic). A nugget prompt gets nuggets citing its
-passages (``nuggets``). A wrong key gets 401, another model 404.
+passages (``nuggets``); an answer's nugget assignment and a citation's support get the
+levels ``assign`` and ``support`` read off the texts (``reply`` of each request keeps
+what was answered). A wrong key gets 401, another model 404.
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ class FakeLLM:
         if self.delay:
             time.sleep(self.delay)
         content, refusal = self.answer(prompt)
+        record["reply"] = content
         message = {"role": "assistant", "content": content, "refusal": refusal}
         choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
         if request.get("logprobs") and content:
@@ -161,7 +164,63 @@ class FakeLLM:
             items.append({"text": "Invented", "importance": "okay", "passages": [len(numbers) + 7]})
         return json.dumps({"nuggets": items})
 
+    @staticmethod
+    def _words(text: str) -> list[str]:
+        return [w for w in re.findall(r"\w+", text.lower()) if len(w) >= 4 or not w.isascii()]
+
+    @classmethod
+    def assign(cls, prompt: str) -> str:
+        """An answer's nugget assignment: ``support`` when the nugget's text is in the
+        answer (case aside), ``partial`` when its first word is, else ``not``. In the
+        question, ``NUGGETPROSE`` answers prose, ``NUGGETMISSING`` leaves the last nugget
+        out, ``NUGGETLEVEL`` answers a level off the scale."""
+        zh = prompt.startswith("你要判断")
+        question = re.search(r"(?:Question: |问题：)(.*)", prompt).group(1)
+        answer = re.search(r"(?:Answer:|回答：)\n(.*?)\n\n(?:Nuggets:|要点：)", prompt, re.S)
+        answer = answer.group(1).lower()
+        nuggets = re.findall(r"^\[(\d+)\] (.*)$", prompt, re.M)
+        if "NUGGETPROSE" in question:
+            return "The answer supports the first nugget."
+        items = []
+        for number, text in nuggets:
+            text = text.lower()
+            first = text.split()[0] if " " in text else text[:2]
+            level = "support" if text in answer else "partial" if first in answer else "not"
+            items.append({"nugget": int(number), "support": level})
+        if "NUGGETMISSING" in question:
+            items = items[:-1]
+        if "NUGGETLEVEL" in question and items:
+            items[0]["support"] = "yes"
+        if zh:
+            items = list(reversed(items))  # any order will do
+        return json.dumps({"nuggets": items}, ensure_ascii=False)
+
+    @classmethod
+    def support(cls, prompt: str) -> str:
+        """A citation's support: ``full`` when the sentence (its end's punctuation aside)
+        is in the cited text, ``partial`` when a word of 4+ letters (any Chinese word) is,
+        else ``none``. In the sentence, ``SUPPORTPROSE`` answers prose and ``SUPPORTBAD``
+        a level off the scale."""
+        sentence = re.search(r"(?:Sentence: |句子：)(.*)", prompt).group(1)
+        cited = re.search(r"(?:\):|）：)\n(.*?)\n\n", prompt, re.S).group(1).lower()
+        if "SUPPORTPROSE" in sentence:
+            return "Fully supported, I think."
+        if "SUPPORTBAD" in sentence:
+            return json.dumps({"support": "maybe"})
+        claim = sentence.lower().rstrip(".。!！ ")
+        if claim in cited:
+            level = "full"
+        elif any(word in cited for word in cls._words(claim)):
+            level = "partial"
+        else:
+            level = "none"
+        return json.dumps({"support": level, "reason": f"{level} by the fake judge"})
+
     def answer(self, prompt: str) -> tuple[str | None, str | None]:
+        if prompt.startswith(("You judge which facts an answer", "你要判断一个问题的回答")):
+            return self.assign(prompt), None
+        if prompt.startswith(("You judge whether a cited text", "你要判断一段被引用的文字")):
+            return self.support(prompt), None
         if prompt.startswith("You write the nuggets of a question"):
             if "REFUSE" in re.search(r"Question: (.*)", prompt).group(1):
                 return None, "I cannot help with that."

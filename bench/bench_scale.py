@@ -325,10 +325,15 @@ def child(size: str, repeats: int, folder: str) -> None:
     client = Client()
     client.force_login(objects["owner"])
     pages = {}
+    wanted = [p for p in os.environ.get("ASSAY_SCALE_PAGES", "").split(",") if p]
     for name, url in _pages(objects, generated):
+        if wanted and not any(w in name for w in wanted):
+            continue
         pages[name] = _measure(client, url, repeats, cache.clear)
         print(name, json.dumps(pages[name]), file=sys.stderr, flush=True)
-    commands = _commands(objects, Path(folder))
+    commands = {}
+    if os.environ.get("ASSAY_SCALE_COMMANDS", "1") == "1":
+        commands = _commands(objects, Path(folder))
     print(
         json.dumps(
             {
@@ -347,7 +352,15 @@ def child(size: str, repeats: int, folder: str) -> None:
 # ------------------------------------------------------------------ the parent
 
 
-def run_one(size: str, backend: str, repeats: int, keep: bool, data: str | None) -> dict:
+def run_one(
+    size: str,
+    backend: str,
+    repeats: int,
+    keep: bool,
+    data: str | None,
+    pages: str = "",
+    commands: bool = True,
+) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assay-scale-{size}-") as scratch:
         folder = scratch
         if data:  # keep the generated project (SQLite file and PostgreSQL database)
@@ -355,6 +368,8 @@ def run_one(size: str, backend: str, repeats: int, keep: bool, data: str | None)
             Path(folder).mkdir(parents=True, exist_ok=True)
             keep = True
         env = _env(folder, backend, size)
+        env["ASSAY_SCALE_PAGES"] = pages
+        env["ASSAY_SCALE_COMMANDS"] = "1" if commands else "0"
         reuse = (Path(folder) / "generated.json").is_file()
         if backend == "postgres" and not reuse:
             _psql(f"DROP DATABASE IF EXISTS assay_scale_{size}")
@@ -563,6 +578,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--data", help="keep each generated project in this folder and measure it again next time"
     )
+    parser.add_argument(
+        "--pages",
+        default="",
+        help="measure only the pages whose names contain one of these comma-separated parts",
+    )
+    parser.add_argument(
+        "--no-commands",
+        dest="commands",
+        action="store_false",
+        help="measure the pages only (the commands add to the kept project)",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--chart", default=str(ROOT / "docs" / "scale.svg"))
     options = parser.parse_args(argv)
@@ -572,7 +598,15 @@ def main(argv: list[str] | None = None) -> None:
             if size == "large" and backend == "sqlite":
                 continue  # large runs on PostgreSQL only
             print(f"… {size} on {backend}", file=sys.stderr, flush=True)
-            result = run_one(size, backend, options.repeats, options.keep, options.data)
+            result = run_one(
+                size,
+                backend,
+                options.repeats,
+                options.keep,
+                options.data,
+                options.pages,
+                options.commands,
+            )
             print(f"  done in {result['seconds']} s", file=sys.stderr, flush=True)
             results.append(result)
             if options.json:

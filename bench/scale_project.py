@@ -316,9 +316,10 @@ def generate(size: str, *, seed: int = 23) -> Generated:
                 "document_id",
                 "start",
                 "end",
+                "action_id",
             ],
             (
-                (pk, q, a, a, "create", chunk_id, grade, "", "", False, now, "chunk", d, s, e)
+                (pk, q, a, a, "create", chunk_id, grade, "", "", False, now, "chunk", d, s, e, "")
                 for pk, q, a, d, s, e, chunk_id, grade in writer.ids(
                     'SELECT j.id, j.query_id, j.annotator_id, j.document_id, j.start, j."end", '
                     "c.chunk_id, j.grade FROM annotator_judgment j "

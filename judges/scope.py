@@ -17,7 +17,7 @@ from annotator.models import Chunking, Project
 from annotator.sources import PEOPLE, resolve_sources
 from gold.policy import resolve_mapping
 from gold.units import DOCUMENTS, annotator_unit_grades, live_labels
-from gold.units import units_for_level as _units
+from metrics.evaluation import level_units as _units
 from metrics.models import Run
 from metrics.rankings import can_evaluate, ranked_run
 
@@ -35,47 +35,138 @@ def level_name(level: str, chunking: Chunking | None) -> str:
     return DOCUMENTS if level == "document" else chunking.name
 
 
-def _to_pairs(units, keys) -> list[Pair]:
-    chunk_level = units.level != DOCUMENTS
-    return [
-        Pair(int(q), int(units.document[u]), int(units.pk[u]) if chunk_level else None)
-        for q, u in keys
+@dataclass(frozen=True)
+class ScopeKeys:
+    """The pairs of a scope as (query pk, unit index) arrays, in the job's order: what a
+    plan counts without making a ``Pair`` of every one."""
+
+    query: np.ndarray
+    unit: np.ndarray
+    units: object  # gold.units.Units
+
+    def __len__(self) -> int:
+        return int(self.query.size)
+
+    def take(self, keep: np.ndarray) -> ScopeKeys:
+        return ScopeKeys(self.query[keep], self.unit[keep], self.units)
+
+    @property
+    def document(self) -> np.ndarray:
+        return self.units.document[self.unit]
+
+    @property
+    def chunk(self) -> np.ndarray | None:
+        """Chunk pk of every pair, or None at document level."""
+        return None if self.units.level == DOCUMENTS else self.units.pk[self.unit]
+
+    def pairs(self, limit: int | None = None) -> list[Pair]:
+        """The first ``limit`` pairs (all when None) as ``Pair``."""
+        query = self.query[:limit].tolist()
+        document = self.document[:limit].tolist()
+        chunk = self.chunk
+        if chunk is None:
+            return [Pair(q, d, None) for q, d in zip(query, document, strict=True)]
+        return [
+            Pair(q, d, c) for q, d, c in zip(query, document, chunk[:limit].tolist(), strict=True)
+        ]
+
+
+def _codes(query: np.ndarray, unit: np.ndarray, units) -> np.ndarray:
+    """One int64 per (query pk, unit index)."""
+    return query.astype(np.int64) * (len(units.ids) + 1) + unit
+
+
+def _first_of_each(codes: np.ndarray) -> np.ndarray:
+    """Positions of the first occurrence of each code, in their order."""
+    _distinct, first = np.unique(codes, return_index=True)
+    first.sort()
+    return first
+
+
+def pool_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
+    """(query pk, unit index) arrays of the pool, in query order then run order (each
+    run's top ``pool_depth`` in rank order), each pair once, where first pooled."""
+    depth = project.pool_depth
+    runs = [
+        r
+        for r in Run.objects.filter(project=project).select_related("chunking").order_by("pk")
+        if can_evaluate(r, units.level)
     ]
+    parts = []
+    for order, run in enumerate(runs):
+        ranked = ranked_run(run, units)
+        sizes = np.diff(ranked.bounds)
+        rank = np.arange(ranked.item.size) - np.repeat(ranked.bounds[:-1], sizes)
+        query = np.repeat(ranked.query, sizes)
+        keep = rank < depth
+        if query_pks is not None:
+            keep &= np.isin(query, np.fromiter(query_pks, dtype=np.int64))
+        parts.append((query[keep], np.full(int(keep.sum()), order), rank[keep], ranked.item[keep]))
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    query, run, rank, unit = (np.concatenate(column) for column in zip(*parts, strict=True))
+    order = np.lexsort((rank, run, query))
+    query, unit = query[order].astype(np.int64), unit[order].astype(np.int64)
+    first = _first_of_each(_codes(query, unit, units))
+    return query[first], unit[first]
 
 
 def pool_keys(project: Project, units, query_pks: set[int] | None) -> list[tuple[int, int]]:
     """(query pk, unit index) of the pool, in query order then run order."""
-    depth = project.pool_depth
-    pooled: dict[tuple[int, int], None] = {}
-    runs = [
-        r
-        for r in Run.objects.filter(project=project).order_by("pk")
-        if can_evaluate(r, units.level)
-    ]
-    per_query: dict[int, list[int]] = {}
-    for run in runs:
-        ranked = ranked_run(run, units)
-        for index, query in enumerate(ranked.query.tolist()):
-            if query_pks is not None and query not in query_pks:
-                continue
-            start, stop = ranked.bounds[index], ranked.bounds[index + 1]
-            per_query.setdefault(query, []).extend(
-                ranked.item[start : min(stop, start + depth)].tolist()
-            )
-    for query in sorted(per_query):
-        for unit in per_query[query]:
-            pooled.setdefault((query, int(unit)), None)
-    return list(pooled)
+    query, unit = pool_arrays(project, units, query_pks)
+    return list(zip(query.tolist(), unit.tolist(), strict=True))
 
 
-def judged_by_people(project: Project, units, query_pks: set[int] | None) -> set[tuple[int, int]]:
-    """(query pk, unit index) that a person's label (or an adjudication) reaches."""
+def people_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
+    """(query pk, unit index) arrays that a person's label (or an adjudication) reaches,
+    sorted, each once."""
     labels = live_labels(project, sources=resolve_sources(project, (PEOPLE,)), adjudicated=True)
     query, unit, _source, _grade = annotator_unit_grades(labels, units, resolve_mapping(project))
     keep = np.ones(query.size, dtype=bool)
     if query_pks is not None:
         keep = np.isin(query, list(query_pks))
-    return set(zip(query[keep].tolist(), unit[keep].tolist(), strict=True))
+    query, unit = query[keep].astype(np.int64), unit[keep].astype(np.int64)
+    _distinct, first = np.unique(_codes(query, unit, units), return_index=True)
+    return query[first], unit[first]
+
+
+def judged_by_people(project: Project, units, query_pks: set[int] | None) -> set[tuple[int, int]]:
+    """(query pk, unit index) that a person's label (or an adjudication) reaches."""
+    query, unit = people_arrays(project, units, query_pks)
+    return set(zip(query.tolist(), unit.tolist(), strict=True))
+
+
+def scope_keys(
+    project: Project,
+    *,
+    scope: str,
+    level: str,
+    chunking: Chunking | None = None,
+    query_pks: set[int] | None = None,
+    sample_size: int | None = None,
+    units=None,
+) -> ScopeKeys:
+    """The scope's pairs as arrays (``scope_pairs`` without a ``Pair`` per pair)."""
+    if scope not in ("pool", "holes", "sample", "all"):
+        raise ValueError(f"scope must be holes, pool, sample or all, not {scope!r}")
+    units = units if units is not None else _units(project, level_name(level, chunking))
+    query, unit = pool_arrays(project, units, query_pks)
+    if scope == "holes":
+        people_query, people_unit = people_arrays(project, units, query_pks)
+        keep = ~np.isin(_codes(query, unit, units), _codes(people_query, people_unit, units))
+        query, unit = query[keep], unit[keep]
+    elif scope == "sample":
+        size = min(sample_size or 0, query.size)
+        chosen = np.zeros(query.size, dtype=bool)
+        chosen[random.Random(SAMPLE_SEED).sample(range(query.size), size)] = True
+        query, unit = query[chosen], unit[chosen]
+    elif scope == "all":
+        people_query, people_unit = people_arrays(project, units, query_pks)  # sorted
+        extra = ~np.isin(_codes(people_query, people_unit, units), _codes(query, unit, units))
+        query = np.concatenate([query, people_query[extra]])
+        unit = np.concatenate([unit, people_unit[extra]])
+    return ScopeKeys(query, unit, units)
 
 
 def scope_pairs(
@@ -87,20 +178,11 @@ def scope_pairs(
     query_pks: set[int] | None = None,
     sample_size: int | None = None,
 ) -> list[Pair]:
-    units = _units(project, level_name(level, chunking))
-    pool = pool_keys(project, units, query_pks)
-    if scope == "pool":
-        keys = pool
-    elif scope == "holes":
-        people = judged_by_people(project, units, query_pks)
-        keys = [key for key in pool if key not in people]
-    elif scope == "sample":
-        size = min(sample_size or 0, len(pool))
-        chosen = set(random.Random(SAMPLE_SEED).sample(range(len(pool)), size))
-        keys = [key for index, key in enumerate(pool) if index in chosen]
-    elif scope == "all":
-        people = judged_by_people(project, units, query_pks)
-        keys = list(dict.fromkeys([*pool, *sorted(people)]))
-    else:
-        raise ValueError(f"scope must be holes, pool, sample or all, not {scope!r}")
-    return _to_pairs(units, keys)
+    return scope_keys(
+        project,
+        scope=scope,
+        level=level,
+        chunking=chunking,
+        query_pks=query_pks,
+        sample_size=sample_size,
+    ).pairs()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import cached_property
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -36,7 +38,7 @@ from .prompts import (
     unknown_placeholders,
     values_for,
 )
-from .scope import Pair, scope_pairs
+from .scope import Pair, ScopeKeys, scope_keys
 
 VERSIONED = ("prompt", "model", "temperature", "max_tokens")
 SETTINGS = (
@@ -275,18 +277,27 @@ class Plan:
     chunking: Chunking | None
     qids: list[str]
     sample_size: int | None
-    pairs: list[Pair]  # still to judge by this version
+    todo: ScopeKeys  # the pairs still to judge by this version, as arrays
     already: int  # pairs in scope this version has judged before (skipped)
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.todo)
+
+    @cached_property
+    def pairs(self) -> list[Pair]:
+        """The pairs still to judge by this version (made only when asked: an estimate
+        counts them and renders only the first ``calls``)."""
+        return self.todo.pairs()
 
     @property
     def calls(self) -> int:
         """Calls the job makes without retries, the budget taken into account."""
-        return min(len(self.pairs), self.version.judge.budget)
+        return min(self.n_pairs, self.version.judge.budget)
 
     def prompt_tokens(self) -> int:
-        return sum(
-            estimate_tokens(p) for p in prompts_for(self.version, self.pairs[: self.calls]).values()
-        )
+        prompts = prompts_for(self.version, self.todo.pairs(self.calls))
+        return sum(estimate_tokens(p) for p in prompts.values())
 
     @property
     def max_output_tokens(self) -> int:
@@ -295,7 +306,7 @@ class Plan:
 
 def estimate_tokens(text: str) -> int:
     """Rough token count: about four ASCII characters, or one other character, per token."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    ascii_chars = len(text.encode("ascii", "ignore"))  # the ASCII characters, counted in C
     return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
 
 
@@ -315,6 +326,24 @@ def judged_by(version: JudgeVersion, pairs: list[Pair]) -> set[Pair]:
         elif granularity == "document":
             done.add(Pair(query, document, None))
     return done & set(pairs)
+
+
+def judged_mask(version: JudgeVersion, keys: ScopeKeys) -> np.ndarray:
+    """``judged_by`` for a scope's arrays: which of its pairs this version has a label
+    for at the pairs' own level."""
+    chunk = keys.chunk
+    granularity = "document" if chunk is None else "chunk"
+    item = keys.document if chunk is None else chunk
+    labels = np.array(
+        Judgment.objects.filter(annotator=version.annotator, granularity=granularity)
+        .values_list("query_id", "document_id" if chunk is None else "chunk_id")
+        .distinct(),
+        dtype=np.int64,
+    ).reshape(-1, 2)
+    return np.isin(
+        (keys.query.astype(np.int64) << 32) | item,
+        (labels[:, 0] << 32) | labels[:, 1],
+    )
 
 
 def plan_job(
@@ -348,7 +377,7 @@ def plan_job(
         if missing:
             raise JudgeError(UNKNOWN_QUERIES(qids=", ".join(missing[:20])))
         query_pks = set(found.values())
-    pairs = scope_pairs(
+    keys = scope_keys(
         project,
         scope=scope,
         level=level,
@@ -356,7 +385,7 @@ def plan_job(
         query_pks=query_pks,
         sample_size=sample_size,
     )
-    done = judged_by(version, pairs)
+    done = judged_mask(version, keys)
     return Plan(
         version,
         scope,
@@ -364,8 +393,8 @@ def plan_job(
         chunking_obj,
         list(qids or []),
         sample_size,
-        [p for p in pairs if p not in done],
-        len(done),
+        keys.take(~done),
+        int(done.sum()),
     )
 
 
@@ -379,27 +408,36 @@ def prompts_for(version: JudgeVersion, pairs: list[Pair]) -> dict[Pair, str]:
             "pk", "title", "text"
         )
     }
-    chunks = dict(
-        Chunk.objects.filter(pk__in={p.chunk for p in pairs if p.chunk}).values_list("pk", "start")
-    )
-    ends = dict(Chunk.objects.filter(pk__in=chunks).values_list("pk", "end"))
+    spans = {
+        pk: (start, end)
+        for pk, start, end in Chunk.objects.filter(
+            pk__in={p.chunk for p in pairs if p.chunk}
+        ).values_list("pk", "start", "end")
+    }
     queries = dict(
         project.queries.filter(pk__in={p.query for p in pairs}).values_list("pk", "text")
     )
-    labels = project.grade_labels
+    # Each query's language, and each language's template and labels, worked out once.
+    languages = {pk: language_of(text) for pk, text in queries.items()}
+    labels = {lang: labels_for(project.grade_labels, lang) for lang in set(languages.values())}
+    templates = {lang: template_for(version.prompt, lang) for lang in labels}
     prompts = {}
     for pair in pairs:
         document = documents[pair.document]
-        text = document.text[chunks[pair.chunk] : ends[pair.chunk]] if pair.chunk else document.text
-        language = language_of(queries[pair.query])
+        if pair.chunk:
+            start, end = spans[pair.chunk]
+            text = document.text[start:end]
+        else:
+            text = document.text
+        language = languages[pair.query]
         values = values_for(
             query=queries[pair.query],
             passage=text,
             title=document.title,
             guidelines=project.guidelines,
-            grade_labels=labels_for(labels, language),
+            grade_labels=labels[language],
         )
-        prompts[pair] = render(template_for(version.prompt, language), values)
+        prompts[pair] = render(templates[language], values)
     return prompts
 
 
@@ -414,7 +452,7 @@ def start_job(plan: Plan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
             level=plan.level,
             chunking=plan.chunking,
             budget=plan.version.judge.budget,
-            n_pairs=len(plan.pairs),
+            n_pairs=plan.n_pairs,
             created_by=created_by,
         )
         JudgePair.objects.bulk_create(

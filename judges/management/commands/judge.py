@@ -64,7 +64,7 @@ class Command(BaseCommand):
         except JudgeError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
-            f"{len(plan.pairs)} pairs to judge ({plan.already} already judged by "
+            f"{plan.n_pairs} pairs to judge ({plan.already} already judged by "
             f"version {plan.version.number}, skipped): about {plan.calls} calls without "
             f"retries (budget {judge.budget}), ≈ {plan.prompt_tokens()} prompt tokens and at "
             f"most {plan.max_output_tokens} output tokens"
@@ -72,7 +72,7 @@ class Command(BaseCommand):
         if options["dry_run"]:
             self._prompts(plan)
             return
-        if not plan.pairs:
+        if not plan.n_pairs:
             self.stdout.write("nothing to judge")
             return
         job = start_job(plan)

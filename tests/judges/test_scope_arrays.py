@@ -1,0 +1,202 @@
+"""A job's scope as arrays: the same pairs, in the same order, as pooling them one by one.
+
+A plan (and the cost estimate the job form asks for on every change) counts its pairs
+from (query, unit) arrays and makes a ``Pair`` only of those it renders: the reference
+below is the pair-by-pair reading of the pool, holes, sample and everything, written
+out plainly; every scope at both levels must give exactly its pairs, in its order.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotator.labels import Evidence, change_label
+from annotator.models import Chunk, Chunking, Document, Query
+from judges.scope import SAMPLE_SEED, Pair, level_name, scope_keys, scope_pairs
+from judges.services import create_judge, estimate_tokens, plan_job
+from metrics.evaluation import level_units
+from metrics.models import Run
+from metrics.rankings import can_evaluate, ranked_run
+
+
+def _reference(project, scope, level, chunking, sample_size=None):
+    """The scope pair by pair: each query (ascending), each run (by pk) its top
+    ``pool_depth`` in rank order, a pair kept where first pooled."""
+    units = level_units(project, level_name(level, chunking))
+    per_query: dict[int, list[int]] = {}
+    for run in Run.objects.filter(project=project).order_by("pk"):
+        if not can_evaluate(run, units.level):
+            continue
+        ranked = ranked_run(run, units)
+        for i, query in enumerate(ranked.query.tolist()):
+            start, stop = ranked.bounds[i], ranked.bounds[i + 1]
+            per_query.setdefault(query, []).extend(
+                ranked.item[start : min(stop, start + project.pool_depth)].tolist()
+            )
+    pool = list(dict.fromkeys((q, u) for q in sorted(per_query) for u in per_query[q]))
+    from annotator.sources import PEOPLE, resolve_sources
+    from gold.units import annotator_unit_grades, live_labels
+
+    labels = live_labels(project, sources=resolve_sources(project, (PEOPLE,)), adjudicated=True)
+    query, unit, _s, _g = annotator_unit_grades(labels, units, project.mapping_policy())
+    people = set(zip(query.tolist(), unit.tolist(), strict=True))
+    if scope == "pool":
+        keys = pool
+    elif scope == "holes":
+        keys = [k for k in pool if k not in people]
+    elif scope == "sample":
+        chosen = set(random.Random(SAMPLE_SEED).sample(range(len(pool)), sample_size))
+        keys = [k for i, k in enumerate(pool) if i in chosen]
+    else:
+        keys = list(dict.fromkeys([*pool, *sorted(people)]))
+    chunk_level = level == "chunk"
+    return [
+        Pair(q, int(units.document[u]), int(units.pk[u]) if chunk_level else None) for q, u in keys
+    ]
+
+
+@pytest.fixture
+def pooled(personas):
+    """8 documents of 3 chunks, 4 queries, two chunk runs and a document run ranking
+    them differently (overlapping pools), pool depth 5, people's labels on some pairs."""
+    project = personas["project"]
+    project.pool_depth = 5
+    project.save()
+    chunking = Chunking.objects.create(project=project, name="c")
+    documents, chunks = [], []
+    for d in range(8):
+        document = Document.objects.create(
+            project=project, doc_id=f"doc{d}", title=f"Doc {d}", text="wing lift " * 9
+        )
+        documents.append(document)
+        for c in range(3):
+            chunks.append(
+                Chunk.objects.create(
+                    chunking=chunking,
+                    chunk_id=f"doc{d}#{c}",
+                    document=document,
+                    start=30 * c,
+                    end=30 * c + 30,
+                )
+            )
+    queries = [
+        Query.objects.create(project=project, qid=f"q{i}", text=f"wing {i}") for i in range(4)
+    ]
+    rng = np.random.default_rng(7)
+    for name, items in (("a", chunks), ("b", chunks[::-1]), ("docs", documents)):
+        level = "document" if name == "docs" else "chunk"
+        run = Run(
+            project=project,
+            name=name,
+            level=level,
+            chunking=None if level == "document" else chunking,
+        )
+        rows_q = np.repeat([q.pk for q in queries[: 3 if name == "b" else 4]], len(items))
+        rows_i = np.tile([i.pk for i in items], rows_q.size // len(items))
+        run.set_results(rows_q, rows_i, rng.random(rows_q.size))
+        run.save()
+    for query, chunk in ((0, 0), (0, 5), (1, 7), (3, 20)):
+        change_label(
+            query=queries[query],
+            annotator=personas["annotator"],
+            evidence=Evidence.for_chunk(chunks[chunk]),
+            grade=2,
+        )
+    change_label(
+        query=queries[2],
+        annotator=personas["annotator2"],
+        evidence=Evidence.for_document(documents[6]),
+        grade=1,
+    )
+    return {"project": project, "chunking": chunking, "queries": queries, "chunks": chunks}
+
+
+@pytest.mark.parametrize("level", ["chunk", "document"])
+@pytest.mark.parametrize("scope", ["pool", "holes", "sample", "all"])
+def test_scope_arrays_are_the_pairs_one_by_one(pooled, scope, level):
+    project = pooled["project"]
+    chunking = pooled["chunking"] if level == "chunk" else None
+    size = 7 if scope == "sample" else None
+    expected = _reference(project, scope, level, chunking, size)
+    # The runs' pools overlap, so order and duplicates matter.
+    assert len(expected) == 7 if scope == "sample" else len(expected) > 10
+    got = scope_pairs(project, scope=scope, level=level, chunking=chunking, sample_size=size)
+    assert got == expected
+    keys = scope_keys(project, scope=scope, level=level, chunking=chunking, sample_size=size)
+    assert len(keys) == len(expected) and keys.pairs(3) == expected[:3]
+
+
+def test_plan_counts_what_the_version_already_judged(pooled, settings):
+    project, chunks = pooled["project"], pooled["chunks"]
+    judge = create_judge(
+        project,
+        slug="j",
+        name="J",
+        base_url="http://127.0.0.1:9/v1",
+        model="m",
+        api_key_env="ASSAY_JUDGE_KEY_J",
+        by_operator=True,
+    )
+    pool = _reference(project, "pool", "chunk", pooled["chunking"])
+    by_pk = {c.pk: c for c in chunks}
+    done = pool[::4]
+    for pair in done:
+        change_label(
+            query=Query.objects.get(pk=pair.query),
+            annotator=judge.current.annotator,
+            evidence=Evidence.for_chunk(by_pk[pair.chunk]),
+            grade=1,
+        )
+    plan = plan_job(judge, scope="pool", level="chunk", chunking="c")
+    assert plan.already == len(done)
+    assert plan.n_pairs == len(plan.pairs) == len(pool) - len(done)
+    assert plan.pairs == [p for p in pool if p not in set(done)]
+    # Chunk labels are not document judgements: at document level nothing is done yet.
+    at_documents = plan_job(judge, scope="pool", level="document")
+    assert at_documents.already == 0
+    assert at_documents.pairs == _reference(project, "pool", "document", None)
+
+
+def test_plan_reads_the_same_number_of_rows_whatever_the_number_of_runs(pooled):
+    """One query for the runs (with their chunkings), not one per run."""
+    project, chunking = pooled["project"], pooled["chunking"]
+    judge = create_judge(
+        project,
+        slug="j",
+        name="J",
+        base_url="http://127.0.0.1:9/v1",
+        model="m",
+        api_key_env="ASSAY_JUDGE_KEY_J",
+        by_operator=True,
+    )
+
+    def queries() -> int:
+        plan_job(judge, scope="holes", level="chunk", chunking="c")  # caches warm
+        with CaptureQueriesContext(connection) as captured:
+            plan_job(judge, scope="holes", level="chunk", chunking="c")
+        return len(captured)
+
+    before = queries()
+    query = pooled["queries"][0]
+    for n in range(4):
+        run = Run(project=project, name=f"more{n}", level="chunk", chunking=chunking)
+        run.set_results(
+            np.array([query.pk] * 3),
+            np.array([c.pk for c in pooled["chunks"][n : n + 3]]),
+            np.array([3.0, 2.0, 1.0]),
+        )
+        run.save()
+    assert queries() == before
+
+
+@pytest.mark.parametrize(
+    "text", ["", "abc", "abcd", "abcde", "机翼的升力", "wing 机翼 lift", "é" * 7 + "x" * 9]
+)
+def test_estimate_tokens_counts_ascii_in_fours_and_other_characters_one_each(text):
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    assert estimate_tokens(text) == (ascii_chars + 3) // 4 + (len(text) - ascii_chars)

@@ -18,10 +18,20 @@ from annotator.access import get_project_for_user, reads_live_grades
 from annotator.importing import run_import
 from annotator.models import Role
 from annotator.problems import as_data
+from api.metrics_views import _ids, _is_id
 from api.views import token_required
 from formats import FileRejected
 from metrics.forms import RunUploadForm
+from metrics.gate import GateForm, gate
+from web.errors import BadParameters
 
+from .comparison import (
+    chosen_answer_runs,
+    chosen_measures,
+    compare_answer_runs,
+    comparison_json,
+    gate_json,
+)
 from .models import AnswerRun
 
 
@@ -128,3 +138,60 @@ def answer_run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse
     if run is None:
         return JsonResponse({"error": "no such answer run"}, status=404)
     return JsonResponse(metrics_json(run))
+
+
+def _live_reader(request: HttpRequest, slug: str):
+    project, membership = get_project_for_user(request, slug)
+    if not reads_live_grades(membership):
+        return None
+    return project
+
+
+NOT_LIVE = "answer measures stand on the live judgements"
+
+
+@token_required
+@require_GET
+def answer_compare(request: HttpRequest, slug: str) -> JsonResponse:
+    """Answer runs against a baseline: ``?runs=<id>,<id>&baseline=<id>&measure=...``
+    (the first run is the baseline when none is named; every measure when none is);
+    the parameters and the answer of the retrieval runs' ``compare``, each measure over
+    the queries where every run's value is defined (``answers.comparison``)."""
+    project = _live_reader(request, slug)
+    if project is None:
+        return JsonResponse({"error": NOT_LIVE}, status=403)
+    ids = _ids(request.GET.getlist("runs"))
+    baseline = request.GET.get("baseline", "")
+    if not ids or (baseline and not _is_id(baseline)):
+        return JsonResponse(
+            {"error": "name the runs to compare: runs=<id>,<id>[&baseline=<id>]"}, status=400
+        )
+    try:
+        names = chosen_measures(request.GET.getlist("measure"))
+        runs = chosen_answer_runs(project, ids, int(baseline) if baseline else None)
+    except BadParameters as error:
+        return JsonResponse({"error": str(error)}, status=400)
+    return JsonResponse(comparison_json(compare_answer_runs(runs, names)))
+
+
+@token_required
+@require_GET
+def answer_gate(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
+    """Pass or fail an answer run against a baseline with the retrieval runs' gate
+    (``metrics.gate``: ``?baseline=<id>&measure=<name>&max_drop=<x>[&alpha=]``): 200 with
+    ``"pass": true``, else 422, the figures in the body either way."""
+    project = _live_reader(request, slug)
+    if project is None:
+        return JsonResponse({"error": NOT_LIVE}, status=403)
+    form = GateForm(request.GET, run_pk=pk)
+    if not form.is_valid():
+        return JsonResponse({"error": form.message()}, status=400)
+    params = form.cleaned_data
+    try:
+        names = chosen_measures(form.measures)
+        runs = chosen_answer_runs(project, [pk], params["baseline"])
+    except BadParameters as error:
+        return JsonResponse({"error": str(error)}, status=400)
+    comparison = compare_answer_runs(runs, names)
+    outcome = gate(comparison, params["max_drops"], params["alpha"])
+    return JsonResponse(gate_json(comparison, outcome), status=200 if outcome.passed else 422)

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from api.openapi import ERROR, RUN_ID, SLUG, errors, ok, operation, parameter, schema_object
+from api.openapi import (
+    CHECK,
+    COMPARED,
+    ERROR,
+    RUN_ID,
+    SLUG,
+    errors,
+    ok,
+    operation,
+    parameter,
+    schema_object,
+)
 
 ANSWER_RUN = schema_object(
     ["id", "name", "format", "parameters", "tags", "archived", "answers"],
@@ -95,7 +106,100 @@ METRICS = schema_object(
     },
 )
 
+MEASURES_PARAMETER = parameter(
+    "measure",
+    "answer measures (default: all of them)",
+    {"type": "array", "items": {"enum": MEASURE_NAMES}},
+    style="form",
+    explode=True,
+)
+COMPARISON = schema_object(
+    ["baseline", "queries", "measures"],
+    {
+        "baseline": {"type": "object"},
+        "queries": {"type": "integer", "description": "queries every run answered"},
+        "alpha": {"type": "number"},
+        "seed": {"type": "integer"},
+        "correction": {"type": "string"},
+        "measures": {
+            "type": "object",
+            "additionalProperties": schema_object(
+                ["queries", "baseline_mean", "runs"],
+                {
+                    "queries": {
+                        "type": "integer",
+                        "description": "of them, those where every run's value is defined",
+                    },
+                    "baseline_mean": {"type": "number"},
+                    "runs": {"type": "array", "items": COMPARED},
+                },
+            ),
+        },
+    },
+)
+ANSWER_CHECK = {**CHECK, "properties": {**CHECK["properties"], "queries": {"type": "integer"}}}
+ANSWER_GATE = schema_object(
+    ["pass", "run", "baseline", "checks", "failing"],
+    {
+        "pass": {"type": "boolean"},
+        "run": {"type": "object"},
+        "baseline": {"type": "object"},
+        "queries": {"type": "integer"},
+        "checks": {"type": "array", "items": ANSWER_CHECK},
+        "failing": {"type": "array", "items": ANSWER_CHECK},
+    },
+)
+
 PATHS = {
+    "/api/p/{slug}/answers/compare/": {
+        "get": operation(
+            "Answer runs against a baseline: deltas, intervals, wins/ties/losses, paired "
+            "randomization and t-tests, Holm-corrected per measure; each measure over the "
+            "queries where every run's value is defined",
+            [
+                SLUG,
+                parameter("runs", "answer run ids, comma-separated", required=True),
+                parameter(
+                    "baseline", "the baseline's id (default: the first run)", {"type": "integer"}
+                ),
+                MEASURES_PARAMETER,
+            ],
+            {**ok(COMPARISON), **errors(400, 401, 403, 404)},
+        )
+    },
+    "/api/p/{slug}/answers/{id}/gate/": {
+        "get": operation(
+            "Pass or fail an answer run against a baseline on per-measure thresholds (the "
+            "retrieval runs' gate)",
+            [
+                SLUG,
+                RUN_ID,
+                parameter("baseline", "the baseline's id", {"type": "integer"}, required=True),
+                parameter(
+                    "max_drop",
+                    "per measure, in order: the largest allowed drop of the mean",
+                    {"type": "array", "items": {"type": "number"}},
+                    style="form",
+                    explode=True,
+                ),
+                parameter(
+                    "alpha",
+                    "fail a measure when the run is significantly worse "
+                    "(paired randomization test) at this level",
+                    {"type": "number"},
+                ),
+                {**MEASURES_PARAMETER, "required": True},
+            ],
+            {
+                **ok(ANSWER_GATE, "the run passes every check"),
+                "422": {
+                    "description": "the run fails a check; the failing figures are in failing",
+                    "content": {"application/json": {"schema": ANSWER_GATE}},
+                },
+                **errors(400, 401, 403, 404),
+            },
+        )
+    },
     "/api/p/{slug}/answers/{id}/metrics/": {
         "get": operation(
             "An answer run's measures: nugget scores, citation coverage, support, recall "

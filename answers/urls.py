@@ -15,6 +15,7 @@ urlpatterns = [
         judging_views.adjudicate,
         name="adjudicate",
     ),
+    path("p/<slug:slug>/answers/compare/", views.compare, name="compare"),
     path("p/<slug:slug>/answers/<int:pk>/", views.run_detail, name="run_detail"),
     path("p/<slug:slug>/answers/<int:pk>/<int:answer>/", views.answer_view, name="answer"),
     path("api/p/<slug:slug>/answers/", api_views.answer_runs, name="api_answer_runs"),
@@ -23,4 +24,6 @@ urlpatterns = [
         api_views.answer_run_metrics,
         name="api_answer_metrics",
     ),
+    path("api/p/<slug:slug>/answers/compare/", api_views.answer_compare, name="api_answer_compare"),
+    path("api/p/<slug:slug>/answers/<int:pk>/gate/", api_views.answer_gate, name="api_answer_gate"),
 ]

@@ -12,14 +12,19 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from annotator.access import get_project_for_user, require_grades
+from api.metrics_views import _ids
+from metrics.charts import delta_chart
+from web.errors import BadParameters
 
 from .agreement import agreement_section
+from .comparison import chosen_answer_runs, chosen_measures, compare_answer_runs
 from .metrics import MEASURES, answer_detail, run_scores
 from .models import Answer, AnswerRun
-from .presenting import measure_columns
+from .presenting import MEASURE_LABELS, measure_columns
 
 
 @login_required
@@ -92,3 +97,69 @@ def answer_view(request: HttpRequest, slug: str, pk: int, answer: int):
             ],
         },
     )
+
+
+@login_required
+@require_GET
+def compare(request: HttpRequest, slug: str):
+    """Answer runs against a chosen baseline on the chosen measures
+    (``?runs=<id>&runs=<id>&baseline=<id>&measure=<name>``), as the API's
+    ``answers/compare/`` computes them; bad parameters: 400 with the reason."""
+    project, membership = get_project_for_user(request, slug)
+    require_grades(membership, None)
+    ids = _ids(request.GET.getlist("runs"))
+    baseline = request.GET.get("baseline", "").strip()
+    context = {
+        "project": project,
+        "membership": membership,
+        "all_runs": AnswerRun.objects.filter(project=project).active(),
+        "columns": measure_columns(),
+        "selected": ids or [],
+        "chosen": request.GET.getlist("measure"),
+        "comparison": None,
+        "problem": "",
+    }
+    if ids is None or (baseline and not (baseline.isascii() and baseline.isdigit())):
+        context["problem"] = _("Bad comparison parameters.")
+        return TemplateResponse(request, "answers/compare.html", context, status=400)
+    if not ids:
+        return TemplateResponse(request, "answers/compare.html", context)
+    try:
+        names = chosen_measures(request.GET.getlist("measure"))
+        runs = chosen_answer_runs(project, ids, int(baseline) if baseline else None)
+    except BadParameters as error:
+        context["problem"] = str(error)
+        return TemplateResponse(request, "answers/compare.html", context, status=400)
+    comparison = compare_answer_runs(runs, names)
+    first = names[0]
+    context |= {
+        "comparison": comparison,
+        "baseline": comparison.baseline,
+        "chosen": names,
+        "measures": [
+            {
+                "name": m.name,
+                "label": MEASURE_LABELS[m.name],
+                "queries": comparison.queries(m.name),
+                "measure": m,
+            }
+            for m in comparison.measures
+        ],
+        "deltas": [
+            {
+                "run": run,
+                "chart": delta_chart(
+                    _("%(measure)s: %(run)s − %(baseline)s, per query")
+                    % {
+                        "measure": MEASURE_LABELS[first],
+                        "run": run.name,
+                        "baseline": comparison.baseline.name,
+                    },
+                    comparison.differences(run, first).tolist(),
+                    first,
+                ),
+            }
+            for run in comparison.others
+        ],
+    }
+    return TemplateResponse(request, "answers/compare.html", context)

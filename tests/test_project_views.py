@@ -92,10 +92,13 @@ PAGE_ROLES = {
     "api:run_job": "api",
     "answers:api_answer_runs": "api",
     "answers:api_answer_metrics": "api",
+    "answers:api_answer_compare": "api",
+    "answers:api_answer_gate": "api",
     # Answer runs: measured on everyone's live judgements, like metrics on live labels.
     "answers:dashboard": LIVE_READERS,
     "answers:run_detail": LIVE_READERS,
     "answers:answer": LIVE_READERS,
+    "answers:compare": LIVE_READERS,
     # Judging answers: whoever labels (blind to the run).
     "answers:judge": {"owner", "adjudicator", "annotator"},
     "answers:judge_save": None,

@@ -29,7 +29,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Chunk, Chunking, Judgment, Project
 from annotator.sources import Sources, resolve_sources
 from numerics.consensus import NO_CONSENSUS, consensus_grades
-from numerics.mapping import MappingPolicy, map_pairs
+from numerics.mapping import MappingPolicy, best_evidence, map_pairs
 from numerics.spans import SpanArrays
 
 from .models import Adjudication, GoldSet
@@ -259,7 +259,8 @@ def frozen_labels(gold_set: GoldSet) -> LabelRows:
 
 
 def annotator_unit_grades(labels: LabelRows, units: Units, mapping: MappingPolicy):
-    """Each source's grade of each (query, unit) it touched: the max over its labels.
+    """Each source's grade of each (query, unit) it touched: its best qualifying label
+    (``numerics.mapping.best_evidence``).
 
     Returns parallel arrays (query, unit, source, grade), one row per distinct triple.
     """
@@ -271,15 +272,8 @@ def annotator_unit_grades(labels: LabelRows, units: Units, mapping: MappingPolic
     query = labels.query[evidence]
     source = labels.source[evidence]
     grade = labels.grade[evidence]
-    if query.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty, empty
-    # One row per (query, unit, source): sort by the triple and grade, keep each group's last.
-    order = np.lexsort((grade, source, unit, query))
-    query, unit, source, grade = query[order], unit[order], source[order], grade[order]
-    last = np.ones(query.size, dtype=bool)
-    last[:-1] = (query[1:] != query[:-1]) | (unit[1:] != unit[:-1]) | (source[1:] != source[:-1])
-    return query[last], unit[last], source[last], grade[last]
+    best = best_evidence(grade, query, unit, source)
+    return query[best], unit[best], source[best], grade[best]
 
 
 def adjudicated_units(labels: LabelRows, units: Units):
@@ -305,11 +299,8 @@ def adjudicated_units(labels: LabelRows, units: Units):
     if not query:
         return empty, empty, empty
     query, unit, grade = (np.array(a, dtype=np.int64) for a in (query, unit, grade))
-    order = np.lexsort((grade, unit, query))
-    query, unit, grade = query[order], unit[order], grade[order]
-    last = np.ones(query.size, dtype=bool)
-    last[:-1] = (query[1:] != query[:-1]) | (unit[1:] != unit[:-1])
-    return query[last], unit[last], grade[last]
+    best = best_evidence(grade, query, unit)
+    return query[best], unit[best], grade[best]
 
 
 def consensus_of(policy: dict) -> ConsensusPolicy:

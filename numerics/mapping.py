@@ -14,9 +14,10 @@ In every policy the overlap must be at least one character: spans that only touc
 text, so it grades exactly the units with the very same (empty) span, under every policy —
 a whole-document label on a document without text reaches that document (and its one
 empty page), as trec_eval counts such a judgement; an empty span reaches nothing else. A
-unit's grade is
-the max over the evidence that qualifies for it; a unit reached only by grade-0 evidence is
-judged non-relevant (0); a unit reached by nothing is unjudged (-1).
+unit's grade is the max over the evidence that qualifies for it (``best_evidence``, the
+one place this rule is applied: gold grades, adjudications, the labelling screen's
+covering grade); a unit reached only by grade-0 evidence is judged non-relevant (0); a
+unit reached by nothing is unjudged (-1).
 
 Vectorised: units are sorted by (document, start); for each evidence span two
 ``searchsorted`` calls bound the candidate units (the first whose running max of ``end``
@@ -204,23 +205,41 @@ def map_pairs(evidence: SpanArrays, units: SpanArrays, *, policy: MappingPolicy)
     )
 
 
+def best_evidence(grade, *groups) -> np.ndarray:
+    """The one rule "a unit's grade is its best qualifying evidence", over the pairs
+    ``map_pairs`` found: the position of the pair with the highest ``grade`` in each group
+    of pairs (grouped by the ``groups`` columns, one value per pair: a unit, or a query,
+    unit and annotator); among equal grades, the earliest pair. Positions come sorted by
+    the groups, the first column outermost. A unit reached only by grade-0 evidence keeps
+    grade 0 (judged non-relevant); a unit reached by nothing has no pair (unjudged)."""
+    grade = np.asarray(grade, dtype=np.int64).ravel()
+    if grade.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    columns = [np.asarray(column).ravel() for column in groups]
+    # lexsort is stable: equal grades keep the pairs' order. The last key sorts first.
+    order = np.lexsort((-grade, *reversed(columns)))
+    first = np.zeros(order.size, dtype=bool)
+    first[0] = True
+    for column in columns:
+        ordered = column[order]
+        first[1:] |= ordered[1:] != ordered[:-1]
+    return order[first]
+
+
 def map_evidence(
     evidence: SpanArrays, units: SpanArrays, *, grade, policy: MappingPolicy
 ) -> np.ndarray:
     """Grade of every unit (int64, in the caller's unit order).
 
-    grade(u) = max{grade(e) : e qualifies for u under the policy}, and -1 (unjudged) when
-    no evidence qualifies; a unit reached only by grade-0 evidence is 0 (judged
-    non-relevant). ``grade`` holds one grade per evidence span.
+    grade(u) = max{grade(e) : e qualifies for u under the policy} (``best_evidence``), and
+    -1 (unjudged) when no evidence qualifies; a unit reached only by grade-0 evidence is 0
+    (judged non-relevant). ``grade`` holds one grade per evidence span.
     """
-    found = _Candidates(evidence, units)
-    keep = found.qualifying(policy)
-    grades = np.full(found.start.size, UNJUDGED, dtype=np.int64)
-    np.maximum.at(grades, found.position[keep], _as_int(grade)[0][found.evidence[keep]])
+    (grade,) = _as_int(grade)
+    pair_evidence, pair_unit = map_pairs(evidence, units, policy=policy)
+    best = best_evidence(grade[pair_evidence], pair_unit)
     result = np.full(len(units), UNJUDGED, dtype=np.int64)
-    result[found.order] = grades
-    empty_evidence, empty_unit = _identical_empty(evidence, units)
-    np.maximum.at(result, empty_unit, _as_int(grade)[0][empty_evidence])
+    result[pair_unit[best]] = grade[pair_evidence[best]]
     return result
 
 

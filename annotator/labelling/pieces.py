@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.utils.translation import gettext as _
 
-from numerics.mapping import map_pairs
+from numerics.mapping import best_evidence, map_pairs
 from numerics.spans import SpanArrays, fold_overlapping, page_of
 
 from ..models import Chunk, Granularity, Judgment
@@ -98,8 +98,8 @@ def describe(granularity: str, start: int, end: int, page_starts, chunk_id: str)
 
 
 def cover(screen: Screen, cards: list[Card]) -> None:
-    """Set each card's covering grade (the max over the annotator's other labels on the
-    query that reach the card's span) and which label that is."""
+    """Set each card's covering grade (the best of the annotator's other labels on the
+    query that reach the card's span, ``best_evidence``) and which label that is."""
     if not cards or screen.query is None:
         return
     labels = list(
@@ -128,11 +128,18 @@ def cover(screen: Screen, cards: list[Card]) -> None:
         ),
         policy=policy,
     )
-    for row, index in zip(label.tolist(), card_index.tolist(), strict=True):
-        granularity, _document, start, end, grade, chunk_pk, chunk_id, pages = labels[row]
-        card = cards[index]
-        if granularity == Granularity.CHUNK and chunk_pk == card.chunk_pk:
-            continue  # the card's own grade, shown as such
-        if card.covered_grade is None or grade > card.covered_grade:
-            card.covered_grade = grade
-            card.covered_by = describe(granularity, start, end, pages, chunk_id or "")
+    # The card's own chunk label is its own grade, shown as such: not a covering label.
+    other = np.array(
+        [
+            not (labels[row][0] == Granularity.CHUNK and labels[row][5] == cards[index].chunk_pk)
+            for row, index in zip(label.tolist(), card_index.tolist(), strict=True)
+        ],
+        dtype=bool,
+    ).reshape(-1)
+    label, card_index = label[other], card_index[other]
+    grades = np.array([labels[row][4] for row in label.tolist()], dtype=np.int64)
+    for position in best_evidence(grades, card_index).tolist():
+        granularity, _document, start, end, grade, _pk, chunk_id, pages = labels[label[position]]
+        card = cards[int(card_index[position])]
+        card.covered_grade = grade
+        card.covered_by = describe(granularity, start, end, pages, chunk_id or "")

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.mapping import MappingPolicy, fragmentation, map_evidence, map_pairs
+from numerics.mapping import (
+    MappingPolicy,
+    best_evidence,
+    fragmentation,
+    map_evidence,
+    map_pairs,
+)
 from numerics.spans import SpanArrays
 
 POLICIES = [
@@ -89,6 +95,31 @@ def test_mapping_matches_the_obvious_double_loop(evidence, units, grades, policy
         expected[j] = max(expected[j], grades[i])
     grade = np.array(grades[: len(evidence)], dtype=np.int64)
     assert map_evidence(ev_arrays, unit_arrays, grade=grade, policy=policy).tolist() == expected
+
+
+def test_best_evidence_worked_example():
+    # Pairs of (query, unit): (1, 5) has grades 1, 3, 3 (the first 3 wins: pair 1);
+    # (1, 2) only grade 0 (judged non-relevant, pair 3); (0, 5) grade 2 (pair 4).
+    grade = [1, 3, 3, 0, 2]
+    query = [1, 1, 1, 1, 0]
+    unit = [5, 5, 5, 2, 5]
+    assert best_evidence(grade, query, unit).tolist() == [4, 3, 1]
+    assert best_evidence(grade).tolist() == [1]  # one group: the first highest
+    assert best_evidence([], [], []).tolist() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 3)), max_size=30))
+def test_best_evidence_is_the_first_highest_grade_of_each_group(rows):
+    grade = [g for g, _q, _u in rows]
+    query = [q for _g, q, _u in rows]
+    unit = [u for _g, _q, u in rows]
+    expected = {}
+    for position, (g, q, u) in enumerate(rows):
+        if (q, u) not in expected or g > rows[expected[q, u]][0]:
+            expected[q, u] = position
+    found = best_evidence(grade, query, unit).tolist()
+    assert found == [expected[key] for key in sorted(expected)]
 
 
 def test_worked_example_of_each_policy():

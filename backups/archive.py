@@ -365,6 +365,4 @@ def _rekey_results(run, keys: dict[str, dict[int, int]]) -> None:
         item = np.array([items[int(i)] for i in item], dtype=np.int64)
     except KeyError:
         raise FileRejected([RUN_ROWS(name=repr(run.name))]) from None
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, query=query, item=item, score=score)
-    run.results = buffer.getvalue()
+    run.store_results(query, item, score)

@@ -1,5 +1,5 @@
 """The one reader of TREC-style files, runs and qrels: polars a block at a time, with every
-bad line explained by number.
+bad line explained by number; and the one writer of qrels lines (``qrels_lines``).
 
 Lines are read as trec_eval 10 reads them: fields separated by any run of ASCII
 whitespace (spaces, tabs, CR before LF …); a line whose first non-blank character is
@@ -22,7 +22,7 @@ strings): nothing here puts them in order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from .errors import LineErrors, define, gettext_noop
 from .files import not_utf8
 from .records import not_number, not_whole
 from .rows import TREC_COLUMNS, wrong_columns
+from .values import as_token
 
 NOT_FINITE = define(
     "arrays.not_finite", gettext_noop("score must be a finite number, not %(value)s")
@@ -354,3 +355,10 @@ def numbers(
 
     errors.add_each(line[bad], message)
     return values, ok
+
+
+def qrels_lines(rows: Iterable[tuple[str, str, int]]) -> list[str]:
+    """TREC qrels lines ``qid 0 unit_id grade`` (no line ends) from (qid, unit id, grade)
+    rows, one per judged unit (grade 0 included: judged non-relevant), sorted by qid then
+    unit id as trec_eval reads them; a unit id holding whitespace is made one token."""
+    return [f"{qid} 0 {as_token(unit)} {grade}" for qid, unit, grade in sorted(rows)]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
-from formats.values import as_token
+from formats.trec import qrels_lines
 from numerics.id_order import natural_key
 from web.spreadsheets import append, header
 
@@ -87,9 +87,12 @@ def write_jsonl(export: GoldExport, out: IO[str]) -> None:
 
 
 def write_qrels(export: GoldExport, out: IO[str]) -> None:
-    for query in sorted(export.queries, key=lambda q: q.qid):
-        for unit, grade in sorted(query.qrels_map.items()):
-            out.write(f"{query.qid} 0 {as_token(unit)} {grade}\n")
+    rows = (
+        (query.qid, unit, grade)
+        for query in export.queries
+        for unit, grade in query.qrels_map.items()
+    )
+    out.writelines(f"{line}\n" for line in qrels_lines(rows))
 
 
 def write_beir(export: GoldExport, out: IO[str]) -> None:

@@ -16,7 +16,7 @@ from . import charts, reports
 from .access import get_run_for_user
 from .forms import MetricsExportForm, dashboard_form, run_setting
 from .tables import metrics_export
-from .trec_lines import qrels_lines, run_lines
+from .trec_lines import gold_qrels_lines, run_lines
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 TEXT = "text/plain; charset=utf-8"
@@ -73,7 +73,7 @@ def qrels_file(request: HttpRequest, slug: str) -> HttpResponse:
     setting = dashboard_form(request, membership).setting()
     if setting.own:
         return HttpResponseBadRequest(_("Choose a level: documents, pages or a chunking."))
-    content = "\n".join(qrels_lines(setting.gold)) + "\n"
+    content = "\n".join(gold_qrels_lines(setting.gold)) + "\n"
     return attachment(
         content, TEXT, f"{project.slug}-{setting.level}.qrels", policy=setting.gold.description
     )

@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from annotator.models import Query
+from formats.trec import qrels_lines
 from formats.values import as_token
 from gold.units import Units
 
@@ -46,8 +47,9 @@ def unit_run_lines(run: Run, units: Units, format: str = "trec") -> list[str]:
     ]
 
 
-def qrels_lines(gold: Gold) -> list[str]:
-    rows = sorted(
+def gold_qrels_lines(gold: Gold) -> list[str]:
+    """The gold's grades as TREC qrels lines (``formats.trec.qrels_lines``)."""
+    return qrels_lines(
         (gold.qids[q], str(gold.units.ids[u]), int(g))
         for q, u, g in zip(
             np.searchsorted(gold.query_pks, gold.grades.query).tolist(),
@@ -56,4 +58,3 @@ def qrels_lines(gold: Gold) -> list[str]:
             strict=True,
         )
     )
-    return [f"{q} 0 {as_token(u)} {g}" for q, u, g in rows]

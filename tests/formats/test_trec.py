@@ -191,6 +191,16 @@ def test_factorize_equals_numpy_unique_with_runs_of_equal_ids(values):
     assert codes.tolist() == inverse.ravel().tolist()
 
 
+def test_the_one_qrels_writer_sorts_by_qid_then_unit_and_reads_back(tmp_path):
+    rows = [("q2", "d1", 0), ("q10", "a b", 2), ("q1", "d2", 3), ("q1", "d10", 1)]
+    lines = trec_module.qrels_lines(rows)
+    # Sorted as text (trec_eval sorts ids as strings); a whitespace id made one token.
+    assert lines == ["q1 0 d10 1", "q1 0 d2 3", "q10 0 a_b 2", "q2 0 d1 0"]
+    path = tmp_path / "qrels"
+    path.write_text("\n".join(lines) + "\n")
+    assert read_qrels(path).grade.tolist() == [1, 3, 2, 0]
+
+
 def test_qrels_lines_are_exactly_four_fields(tmp_path):
     path = tmp_path / "qrels"
     path.write_text("q2 0 d9 3\n\n# note\nq1 0 文档 1 extra\nq1 0 d1 1.5\n")

@@ -11,6 +11,10 @@ imports them. Each of those apps registers what it provides when it starts (its
 - ``register_suggestion_source``: the suggestion shown in post-edit mode; judges.
 - ``read_dimensions_with``: the reader of labels files whose rows name a quality
   ``dimension``; quality.
+- ``register_card_part``: a part of every candidate card and of the document view (the
+  quality grade of the card's source, with its keys); quality.
+- ``register_undoer``: the undo of actions that changed no relevance label (a quality
+  grade); quality.
 
 ``PROVIDERS`` says the same as data (``tests/test_layers.py`` checks it against the code).
 """
@@ -21,6 +25,7 @@ from .importing import ImportKind, ImportResult, register_kind
 from .importing.judgments import read_dimensions_with
 from .pool import RankingSource, register_ranking_source
 from .queue_order import Score, register_queue_order
+from .screen_parts import Undone, register_card_part, register_undoer
 from .suggestions import Suggestion, SuggestionSource, register_suggestion_source
 
 __all__ = [
@@ -31,11 +36,14 @@ __all__ = [
     "Score",
     "Suggestion",
     "SuggestionSource",
+    "Undone",
     "read_dimensions_with",
+    "register_card_part",
     "register_kind",
     "register_queue_order",
     "register_ranking_source",
     "register_suggestion_source",
+    "register_undoer",
 ]
 
 # Each extension point and the apps that register into it.
@@ -45,4 +53,6 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "register_queue_order": ("judges",),
     "register_suggestion_source": ("judges",),
     "read_dimensions_with": ("quality",),
+    "register_card_part": ("quality",),
+    "register_undoer": ("quality",),
 }

@@ -110,6 +110,9 @@ PAGE_ROLES = {
     # Disputed quality grades: leads set final grades (tests/test_quality_adjudication.py).
     "quality:disputes": LEADS,
     "quality:adjudicate": None,
+    # The labelling screens' quality rows: read by every member, graded by labellers
+    # (tests/test_quality_labelling.py).
+    "quality:label_query_quality": ALL,
 }
 
 

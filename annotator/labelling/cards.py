@@ -15,6 +15,7 @@ from ..access import sees_all_labels
 from ..label_versions import NO_LABEL, label_version
 from ..labels import kept_notes
 from ..models import Chunk, Document, Granularity, Judgment, KeptNote, Query
+from ..screen_parts import card_parts
 from ..search import highlight
 from ..suggestions import Suggestion, suggestions
 from .pieces import cover, describe
@@ -59,6 +60,8 @@ class Card:
     version: str = NO_LABEL  # of the annotator's label, sent back with a save
     # Parts of the text an earlier card shows: (start, end, that card's position).
     repeats: list[tuple[int, int, int]] = field(default_factory=list)
+    # What the apps above draw in the card (``screen_parts``: the source's quality grade).
+    extras: list = field(default_factory=list)
 
     @property
     def judged(self) -> bool:
@@ -167,6 +170,9 @@ def chunk_cards(
             card.folded = [ids[m] for m in folded.get(card.chunk_pk, [])[1:] if m in ids]
     # Only an ungraded card shows what covers it (a graded one shows its own grade).
     cover(screen, [card for card in cards if card.grade is None])
+    drawn = card_parts(screen, [card.document_pk for card in cards])
+    for card in cards:
+        card.extras = drawn.get(card.document_pk, [])
     return cards
 
 

@@ -12,6 +12,7 @@ from web.sections import sections
 from ..label_versions import label_version
 from ..models import Chunk, Document, Granularity, Judgment
 from ..originals import page_picture
+from ..screen_parts import card_parts
 from .cards import EvidenceRow, evidence_rows
 from .forms import DocumentViewForm
 from .screen import Screen, bad_request, member_view
@@ -107,6 +108,8 @@ def document_context(
         segments=render_segments(document.text, start, end, marks, focus),
         evidence=evidence,
         others=others,
+        # What the apps above add about the document (its source's quality grade).
+        extras=card_parts(screen, [document.pk]).get(document.pk, []),
         page_grade=page_label.grade if page_label else None,
         document_grade=document_label.grade if document_label else None,
         # The versions the page's grade buttons were shown with (a save of an outdated

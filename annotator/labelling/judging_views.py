@@ -32,6 +32,7 @@ from ..labels import (
     undo_change,
 )
 from ..models import Granularity
+from ..screen_parts import undo_elsewhere
 from .cards import chunk_cards, document_results, own_row
 from .forms import EvidenceFragmentForm, JudgeForm
 from .pieces import describe
@@ -77,11 +78,19 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
     except LabelConflict as conflict:
         return _conflict(request, screen, data, conflict)
     except NothingToUndo:
+        # Not a relevance label's action: maybe an app's (a quality grade, screen_parts).
+        undone = undo_elsewhere(screen, data["action_id"])
         if not request.htmx:
             return redirect(screen.safe_next(screen.url("label_query")))
-        message = _("Nothing to undo: your last action did not change a label.")
-        context = screen.context(message=message, oob=True)
-        return TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+        if undone is None:
+            message = _("Nothing to undo: your last action did not change a label.")
+            context = screen.context(message=message, oob=True)
+            return TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+        context = screen.context(message=undone.message, error=undone.error, oob=True)
+        response = TemplateResponse(request, "annotator/partials/label_judge_answer.html", context)
+        for name, detail in undone.events.items():
+            trigger_client_event(response, name, detail)
+        return response
     # Committed: from here on the screen may say "saved".
     if not request.htmx:
         return redirect(screen.safe_next(screen.url("label_query")))

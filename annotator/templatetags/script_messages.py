@@ -54,6 +54,8 @@ def script_messages() -> dict[str, str | dict[str, str]]:
         ),
         "moreLines": plural(lambda n: ngettext("… %(n)s more line", "… %(n)s more lines", n)),
         "fewerLines": _("Show less"),
+        "qualityDimension": _("The Shift keys now grade %(name)s."),
+        "qualityNoSource": _("This document names no site: its source cannot be graded."),
         "refreshPaused": _("Updates paused while text is selected or the pointer is on the table."),
     }
 

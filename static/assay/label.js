@@ -108,10 +108,12 @@
   const isWrite = (event) =>
     root() && root().contains(event.detail.elt) &&
     (event.detail.requestConfig ? event.detail.requestConfig.verb : event.detail.verb) === "post";
-  // A change of a label (not an undo, not the queue status): posted to the judge address.
+  // A change of a label (not an undo, not the queue status): posted to the judge address,
+  // or by a form marked data-undoable (a card's quality grade, quality.js).
   const isLabelChange = (detail) =>
     root() && detail.verb === "post" && root().contains(detail.elt) &&
-    detail.elt.id !== "undo-form" && detail.path === root().dataset.judgeUrl;
+    detail.elt.id !== "undo-form" &&
+    (detail.path === root().dataset.judgeUrl || detail.elt.hasAttribute("data-undoable"));
 
   // Each action gets its id when the person acts (the key press, the click), before it is
   // queued behind a save still in flight; htmx asks htmx:confirm again when it sends a
@@ -160,10 +162,12 @@
     const holder = event.detail.elt.closest(".candidate, .evidence-row, .doc-result");
     if (holder) holder.classList.remove("save-failed");
   });
+  // Whether the answer logged a change: an event (labels-changed, quality-changed) naming
+  // its history row.
   function loggedChange(xhr) {
     try {
       const events = JSON.parse(xhr.getResponseHeader("HX-Trigger") || "{}");
-      return Boolean(events["labels-changed"] && events["labels-changed"].history);
+      return Object.values(events).some((detail) => Boolean(detail && detail.history));
     } catch (error) {
       return false;
     }

@@ -1,0 +1,75 @@
+"""What the apps above add to the labelling screens' cards, and the undo of their actions.
+
+- A card part: a template drawn inside every candidate card (and in the document view's
+  toolbar) with the context its ``build(screen=…, documents=[pk, …])`` gives each document
+  (by pk; a document left out gets nothing). One call draws a whole page of cards.
+- An undoer: the undo key posts the id of the person's last action to the judging address;
+  when that action changed no relevance label, each undoer is asked in turn
+  (``undo(screen=…, action_id=…)``) and the first that knows the action reverses it,
+  answering what to tell the person and which event the screen's regions listen for.
+
+The quality app registers both (a second row of keys grading the source of each card).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from web.sections import Drawn
+
+
+@dataclass(frozen=True)
+class CardPart:
+    template: str
+    build: Callable[..., dict[int, dict]]
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undoer did: the message for the status line (``error``: refused, nothing
+    undone) and the events (name → detail) the answer sends to the screen."""
+
+    message: str
+    events: dict[str, dict] = field(default_factory=dict)
+    error: bool = False
+
+
+_PARTS: list[CardPart] = []
+_UNDOERS: list[Callable[..., Undone | None]] = []
+
+
+def register_card_part(template: str, build: Callable[..., dict[int, dict]]) -> None:
+    """Draw ``template`` in every card whose document ``build`` gives a context (once per
+    template)."""
+    if all(part.template != template for part in _PARTS):
+        _PARTS.append(CardPart(template, build))
+
+
+def card_parts(screen, document_pks) -> dict[int, list[Drawn]]:
+    """The parts each document's cards show, by document pk, in registration order."""
+    pks = sorted(set(document_pks))
+    drawn: dict[int, list[Drawn]] = {}
+    if not pks:
+        return drawn
+    for part in _PARTS:
+        for pk, context in part.build(screen=screen, documents=pks).items():
+            drawn.setdefault(pk, []).append(Drawn(part.template, context))
+    return drawn
+
+
+def register_undoer(undo: Callable[..., Undone | None]) -> None:
+    """Ask ``undo(screen=…, action_id=…)`` to reverse actions that changed no label."""
+    if undo not in _UNDOERS:
+        _UNDOERS.append(undo)
+
+
+def undo_elsewhere(screen, action_id: str) -> Undone | None:
+    """The first undoer's answer for ``action_id``, or None when none knows it."""
+    if not action_id:
+        return None
+    for undo in _UNDOERS:
+        undone = undo(screen=screen, action_id=action_id)
+        if undone is not None:
+            return undone
+    return None

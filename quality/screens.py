@@ -1,0 +1,30 @@
+"""What the quality app adds to the labelling screens: the quality row of every card and of
+the document view (``annotator.screen_parts``), the undo of a quality grade by the undo key,
+and the keys' help with the choice of the dimension the Shift keys grade (section
+``labelling``)."""
+
+from __future__ import annotations
+
+from .models import QualityDimension
+
+
+def labelling_section(*, membership, query=None) -> dict | None:
+    """The second row of keys: Shift+0–max grades the current card's source on the chosen
+    dimension; with several dimensions, Shift+D (or the list) chooses which. None without
+    a dimension."""
+    dimensions = list(QualityDimension.objects.filter(project_id=membership.project_id))
+    if not dimensions:
+        return None
+    return {"dimensions": dimensions}
+
+
+def register_all() -> None:
+    from annotator.extensions import register_card_part, register_undoer
+    from web.sections import register_section
+
+    from .labelling import card_part
+    from .labelling_views import undo_from_screen
+
+    register_card_part("quality/partials/card_quality.html", card_part)
+    register_undoer(undo_from_screen)
+    register_section("labelling", "quality/partials/labelling_keys.html", labelling_section)

@@ -44,3 +44,40 @@ class AdjudicationForm(forms.Form):
                 raise forms.ValidationError("a target is needed")
             data["target"] = Target(data["aspect"], target)
         return data
+
+
+class AnswerCalibrationForm(forms.Form):
+    """Two sides of the answers' calibration: label sources (``people``, ``judge:x`` …)."""
+
+    a = forms.CharField(required=False, max_length=2000)
+    b = forms.CharField(required=False, max_length=2000)
+
+
+class LlmJudgingForm(forms.Form):
+    """An answers job: the judge, the answer runs, the queries, at most N answers and the
+    aspects (``answers.judge_jobs.plan_answers``)."""
+
+    judge = forms.IntegerField(min_value=1)
+    runs = forms.MultipleChoiceField(required=False)
+    queries = forms.CharField(required=False, max_length=20_000)
+    max = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
+    aspects = forms.MultipleChoiceField(
+        choices=[
+            (Aspect.NUGGET.value, Aspect.NUGGET.label),
+            (Aspect.SUPPORT.value, Aspect.SUPPORT.label),
+        ],
+        required=False,
+    )
+
+    def __init__(self, *args, runs: list[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].choices = [(name, name) for name in runs]
+
+    def plan_options(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "runs": data["runs"] or None,
+            "qids": data["queries"].split() or None,
+            "max_answers": data["max"],
+            "aspects": data["aspects"] or [Aspect.NUGGET.value, Aspect.SUPPORT.value],
+        }

@@ -150,7 +150,81 @@ ANSWER_GATE = schema_object(
     },
 )
 
+NUMBER = {"type": "number", "nullable": True}
+INTERVAL = {"type": "array", "items": {"type": "number"}, "nullable": True}
+ASPECT_AGREEMENT = schema_object(
+    ["aspect", "levels", "n", "exact_agreement", "kappa", "kappa_linear", "confusion"],
+    {
+        "aspect": {"enum": ["nugget", "support"]},
+        "levels": {"type": "array", "items": {"type": "string"}},
+        "n": {"type": "integer", "description": "targets both sides judged"},
+        "n_a": {"type": "integer"},
+        "n_b": {"type": "integer"},
+        "exact_agreement": NUMBER,
+        "kappa": NUMBER,
+        "kappa_linear": NUMBER,
+        "alpha_ordinal": NUMBER,
+        "alpha_nominal": NUMBER,
+        "intervals": {"type": "object", "additionalProperties": INTERVAL},
+        "confusion": {
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "integer"}},
+            "description": "rows: side a's level, columns: side b's",
+        },
+        "reference": {
+            "type": "object",
+            "nullable": True,
+            "description": "the published figure (TREC 2024 RAG: 0.56 for citation support)",
+        },
+    },
+)
+CALIBRATION = schema_object(
+    ["a", "b", "aspects", "rankings"],
+    {
+        "a": {"type": "string"},
+        "b": {"type": "string"},
+        "aspects": {"type": "array", "items": ASPECT_AGREEMENT},
+        "rankings": {
+            "type": "array",
+            "items": schema_object(
+                ["measure", "runs", "kendall_tau"],
+                {
+                    "measure": {"type": "string"},
+                    "kendall_tau": NUMBER,
+                    "runs": {
+                        "type": "array",
+                        "items": schema_object(
+                            ["run", "a", "b", "answers"],
+                            {
+                                "run": {"type": "string"},
+                                "a": NUMBER,
+                                "b": NUMBER,
+                                "answers": {"type": "integer"},
+                            },
+                        ),
+                    },
+                },
+            ),
+        },
+    },
+)
+
 PATHS = {
+    "/api/p/{slug}/answers/calibration/": {
+        "get": operation(
+            "An LLM judge's answer judgements against people's on the same answers: per "
+            "aspect exact agreement, Cohen's kappa, Krippendorff's alpha, confusion; "
+            "Kendall's tau of the run rankings",
+            [
+                SLUG,
+                parameter("a", "side a's label sources (default people)", {"type": "string"}),
+                parameter(
+                    "b", "side b's label sources (default the first judge)", {"type": "string"}
+                ),
+            ],
+            {**ok(CALIBRATION), **errors(400, 401, 403, 404)},
+        )
+    },
     "/api/p/{slug}/answers/compare/": {
         "get": operation(
             "Answer runs against a baseline: deltas, intervals, wins/ties/losses, paired "

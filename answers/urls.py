@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api_views, judging_views, views
+from . import api_views, judging_views, llm_views, views
 
 app_name = "answers"
 
@@ -16,9 +16,16 @@ urlpatterns = [
         name="adjudicate",
     ),
     path("p/<slug:slug>/answers/compare/", views.compare, name="compare"),
+    path("p/<slug:slug>/answers/llm-judge/", llm_views.llm_judging, name="llm_judging"),
+    path("p/<slug:slug>/answers/calibration/", llm_views.calibration, name="calibration"),
     path("p/<slug:slug>/answers/<int:pk>/", views.run_detail, name="run_detail"),
     path("p/<slug:slug>/answers/<int:pk>/<int:answer>/", views.answer_view, name="answer"),
     path("api/p/<slug:slug>/answers/", api_views.answer_runs, name="api_answer_runs"),
+    path(
+        "api/p/<slug:slug>/answers/calibration/",
+        llm_views.api_calibration,
+        name="api_answer_calibration",
+    ),
     path(
         "api/p/<slug:slug>/answers/<int:pk>/metrics/",
         api_views.answer_run_metrics,

@@ -51,7 +51,7 @@ def test_api_matches_its_openapi_description(live_server, api_data):
     spec = requests.get(f"{live_server.url}/api/openapi.json", timeout=30).json()
     schema = schemathesis.openapi.from_dict(spec)
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 14
+    assert len(operations) == 15
     headers = {"Authorization": f"Bearer {api_data['token']}"}
     checks = [
         not_a_server_error,

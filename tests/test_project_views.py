@@ -94,11 +94,15 @@ PAGE_ROLES = {
     "answers:api_answer_metrics": "api",
     "answers:api_answer_compare": "api",
     "answers:api_answer_gate": "api",
+    "answers:api_answer_calibration": "api",
     # Answer runs: measured on everyone's live judgements, like metrics on live labels.
     "answers:dashboard": LIVE_READERS,
     "answers:run_detail": LIVE_READERS,
     "answers:answer": LIVE_READERS,
     "answers:compare": LIVE_READERS,
+    # LLM judges on answers: owners start jobs; their calibration for who reads live grades.
+    "answers:llm_judging": {"owner"},
+    "answers:calibration": LIVE_READERS,
     # Judging answers: whoever labels (blind to the run).
     "answers:judge": {"owner", "adjudicator", "annotator"},
     "answers:judge_save": None,

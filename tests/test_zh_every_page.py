@@ -64,6 +64,8 @@ ALLOWED = {
     "fleiss",
     "cohen",
     "kendall",
+    "gpt",  # GPT-4o, and the author of the figure beside it (Thakur et al.)
+    "thakur",
     "landis",
     "koch",
     "utf",

@@ -13,6 +13,7 @@ import json
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
 from annotator.models import Membership, Query, SourceKind
 from annotator.sources import resolve_sources
@@ -130,7 +131,7 @@ def test_a_second_plan_skips_what_the_version_judged_and_a_new_version_asks_agai
     assert len(judged["server"].requests) == calls
 
 
-def test_bad_replies_are_faults_that_keep_the_reply_and_write_nothing(judged, tmp_path):
+def test_bad_replies_are_faults_that_keep_the_reply_and_write_nothing(judged, tmp_path, client):
     from annotator.importing import run_import
 
     project = judged["project"]
@@ -184,6 +185,15 @@ def test_bad_replies_are_faults_that_keep_the_reply_and_write_nothing(judged, tm
     written = AnswerJudgment.objects.filter(answer__run=bad)
     assert set(written.values_list("answer__query__qid", "aspect")) == {("q1", "nugget")}
     assert job.calls == 6  # a malformed reply is a fault, not retried
+    # The job's state and page name each failed pair by its answer (and citation).
+    from judges.status import judge_job_state
+
+    units = sorted(p.unit for p in judge_job_state(job, failed_pairs=True).failed_pairs)
+    assert [u.split(" citation ")[0].startswith("answer ") for u in units] == [True] * 5
+    assert sum(" citation " in u for u in units) == 2
+    client.force_login(judged["owner"])
+    page = client.get(reverse("judges:job", args=["acme", job.pk])).content.decode()
+    assert page.count('<pre class="raw-reply">') == 5 and "Failed pairs" in page
 
 
 def test_the_prompt_speaks_the_querys_language_and_a_chinese_reply_is_read(judged, tmp_path):

@@ -21,6 +21,7 @@ def register_all() -> None:
     register_paths(openapi.PATHS)
     register_part(snapshots.PART)
     register_section("agreement", "answers/partials/agreement.html", agreement.agreement_section)
+    register_section("gold_diff", "answers/partials/gold_diff.html", snapshots.diff_section)
     register_export_table("answers", metrics.export_table)
     register_kind(
         ImportKind(

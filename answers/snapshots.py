@@ -211,4 +211,117 @@ def sheets(gold_set: GoldSet) -> list[tuple[str, list, list[list]]]:
     return out
 
 
-PART = GoldPart("answers", freeze, fields, sheets=sheets)
+def _target_key(entry: dict) -> str:
+    """The target within its answer, as the diff names it: the nugget id, the sentence
+    and citation numbers (``2.1``), the sentence number, or nothing (the CRAG grade)."""
+    if entry["aspect"] == Aspect.NUGGET:
+        return entry["nugget_id"]
+    if entry["aspect"] == Aspect.SUPPORT:
+        return f"{entry['sentence']}.{entry['citation']}"
+    if entry["aspect"] == Aspect.NEEDS_CITATION:
+        return str(entry["sentence"])
+    return ""
+
+
+def _keyed(gold_set: GoldSet) -> dict[tuple, dict]:
+    qids = {}
+    found = entries(gold_set)
+    for pk, qid in Query.objects.filter(pk__in=list(found)).values_list("pk", "qid"):
+        qids[pk] = qid
+    return {
+        (qids[pk], e["run"], e["aspect"], _target_key(e)): e
+        for pk, items in found.items()
+        for e in items
+    }
+
+
+def _shown(entry: dict) -> dict:
+    return {
+        "gold": entry["gold"],
+        "level": entry["level"],
+        "adjudicated": entry["adjudicated"],
+        "adjudicated_level": None
+        if entry["adjudicated"] is None
+        else LEVELS[Aspect(entry["aspect"])][entry["adjudicated"]],
+        "judgements": entry["judgements"],
+    }
+
+
+def diff(old: GoldSet, new: GoldSet) -> dict:
+    """The frozen answer judgements from ``old`` to ``new``, one row per answer and
+    target (qid, run, aspect, target): targets judged only in ``new`` (added) or only in
+    ``old`` (removed), and those whose gold value, lead's final value or people's values
+    changed — ``what`` names which, ``people`` each person whose value changed (old, new;
+    None where they had none). ``n_new - n_old == len(added) - len(removed)``;
+    ``by_aspect`` counts the rows of each kind."""
+    before, after = _keyed(old), _keyed(new)
+
+    def ordered(keys):
+        return sorted(
+            keys,
+            key=lambda k: (natural_key(k[0]), k[1], ASPECT_ORDER[k[2]], natural_key(k[3])),
+        )
+
+    def row(key) -> dict:
+        qid, run, aspect, target = key
+        return {"qid": qid, "run": run, "aspect": aspect, "target": target}
+
+    changed = []
+    for key in ordered(before.keys() & after.keys()):
+        a, b = before[key], after[key]
+        what = [
+            name
+            for name, differs in (
+                ("gold", a["gold"] != b["gold"]),
+                ("adjudicated", a["adjudicated"] != b["adjudicated"]),
+                ("judgements", a["judgements"] != b["judgements"]),
+            )
+            if differs
+        ]
+        if what:
+            people = {
+                name: [a["judgements"].get(name), b["judgements"].get(name)]
+                for name in sorted({*a["judgements"], *b["judgements"]})
+                if a["judgements"].get(name) != b["judgements"].get(name)
+            }
+            changed.append(
+                {**row(key), "what": what, "old": _shown(a), "new": _shown(b), "people": people}
+            )
+    added = [{**row(k), "new": _shown(after[k])} for k in ordered(after.keys() - before.keys())]
+    removed = [{**row(k), "old": _shown(before[k])} for k in ordered(before.keys() - after.keys())]
+    by_aspect = {
+        aspect.value: {
+            kind: sum(1 for r in rows if r["aspect"] == aspect)
+            for kind, rows in (("added", added), ("removed", removed), ("changed", changed))
+        }
+        for aspect in Aspect
+    }
+    return {
+        "n_old": len(before),
+        "n_new": len(after),
+        "added": added,
+        "removed": removed,
+        "changed": changed,
+        "by_aspect": by_aspect,
+    }
+
+
+def queries(gold_set: GoldSet) -> set[int]:
+    """The queries whose answers have frozen judgements: each gets its JSONL line, with or
+    without relevance labels."""
+    return set(
+        GoldAnswerJudgment.objects.filter(gold_set=gold_set)
+        .values_list("answer__query_id", flat=True)
+        .distinct()
+    )
+
+
+PART = GoldPart("answers", freeze, fields, sheets=sheets, diff=diff, queries=queries)
+
+
+def diff_section(*, diff, old, new) -> dict | None:
+    """The gold diff page's answers section: only when either version froze some."""
+    found = diff["parts"].get("answers")
+    if not found or not (found["n_old"] or found["n_new"]):
+        return None
+    return {"diff": found}

@@ -125,7 +125,11 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
             }
         )
     gain_maps, quality = _quality_maps(gold_set, grades, units)
-    queries = sorted(Query.objects.filter(pk__in=rel_maps.keys()), key=lambda q: natural_key(q.qid))
+    # Queries with labels, and those a part froze something for (answer judgements …).
+    wanted = set(rel_maps).union(*(p.queries(gold_set) for p in parts() if p.queries))
+    queries = sorted(
+        Query.objects.filter(project=project, pk__in=wanted), key=lambda q: natural_key(q.qid)
+    )
     extra: dict[int, dict] = defaultdict(dict)
     for part in parts():  # fields the set's parts add to each line (nuggets …)
         for query_pk, fields in part.fields(gold_set, [q.pk for q in queries]).items():
@@ -146,7 +150,7 @@ def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = 
                 qid=q.qid,
                 query=q.text,
                 gold_answer=q.reference_answer,
-                rel_map=rel_maps[q.pk],
+                rel_map=rel_maps.get(q.pk, {}),
                 evidence=evidence.get(q.pk, []),
                 extra=extra.get(q.pk, {}),
                 gain_map=gain_maps.get(q.pk, {}) if gain_maps is not None else None,

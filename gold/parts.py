@@ -16,7 +16,9 @@ class GoldPart:
     freezing transaction; ``fields(gold_set, query_pks)`` gives, per query pk, the fields
     its JSONL line gains; ``sheet(gold_set)`` the (name, header, rows) of a workbook sheet,
     ``sheets(gold_set)`` a list of them (a part with several kinds: a sheet per kind);
-    ``diff(old, new)`` a dict the diff's section template shows."""
+    ``diff(old, new)`` a dict the diff's section template shows; ``queries(gold_set)``
+    the query pks the part froze something for, so that each gets its JSONL line even
+    without a relevance label (its ``rel_map`` and ``evidence`` then empty)."""
 
     name: str
     freeze: Callable[[GoldSet], None]
@@ -24,6 +26,7 @@ class GoldPart:
     sheet: Callable[[GoldSet], tuple[str, list, list[list]]] | None = None
     diff: Callable[[GoldSet, GoldSet], dict] | None = None
     sheets: Callable[[GoldSet], list[tuple[str, list, list[list]]]] | None = None
+    queries: Callable[[GoldSet], set[int]] | None = None
 
     def workbook_sheets(self, gold_set: GoldSet) -> list[tuple[str, list, list[list]]]:
         """Every workbook sheet the part adds, in order."""

@@ -179,3 +179,96 @@ def test_a_gold_set_without_answer_judgements_exports_as_before(answer_run):
     gold_set = freeze_gold_set(project, "plain", policy=ConsensusPolicy())
     assert "answer_judgements" not in lines(gold_set)["q1"]
     assert not [n for n in workbook(gold_set).sheetnames if n.startswith("answers ")]
+
+
+def test_a_query_with_answer_judgements_but_no_labels_has_its_gold_line(answer_run):
+    """q1's answer is judged but nobody labelled q1: its JSONL line is there (empty
+    rel_map and evidence) with the answer judgements; q2 (labels only) as before; q3
+    (neither) has no line; the qrels list only labelled units."""
+    anna = answer_run["annotator"]
+    grade(answer_run["queries"]["q2"], anna, answer_run["docs"]["b"], 21, 45, 2)
+    judge_q1(answer_run, anna, {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 3)
+    gold_set = freeze_gold_set(answer_run["project"], "g", policy=ConsensusPolicy())
+    found = lines(gold_set)
+    assert sorted(found) == ["q1", "q2"]
+    q1 = found["q1"]
+    assert (q1["rel_map"], q1["evidence"], q1["gold_evidence"]) == ({}, [], [])
+    assert q1["query"] == "How do wings make lift?"
+    assert q1["gold_answer"] == "Wings make lift; flaps add lift."
+    assert len(q1["answer_judgements"]) == 8
+    assert q1["answer_judgements"][-1] | {"judgements": None} == {
+        "run": "sys",
+        "aspect": "crag",
+        "judgements": None,
+        "adjudicated": None,
+        "gold": 3,
+        "level": "perfect",
+    }
+    assert found["q2"]["rel_map"] == {"b": 2} and found["q2"]["answer_judgements"] == []
+    qrels = render_export(build_export(gold_set, "documents"), "qrels").decode()
+    assert qrels == "q2 0 b 2\n"
+
+
+def test_versions_are_diffed_on_their_answer_judgements(frozen, login):
+    from django.urls import reverse
+
+    from answers.models import Citation
+    from gold.versions import diff_gold_sets
+
+    # v1 → v2: anna's n1 support → not (the gold value: the low median of not and
+    # support, not); the lead's final CRAG grade cleared (gold: low median of perfect and
+    # missing, missing).
+    d = diff_gold_sets(frozen["v1"], frozen["v2"])["parts"]["answers"]
+    assert (d["n_old"], d["n_new"], d["added"], d["removed"]) == (8, 8, [], [])
+    assert [(r["qid"], r["run"], r["aspect"], r["target"], r["what"]) for r in d["changed"]] == [
+        ("q1", "sys", "nugget", "n1", ["gold", "judgements"]),
+        ("q1", "sys", "crag", "", ["gold", "adjudicated"]),
+    ]
+    nugget, crag = d["changed"]
+    assert nugget["people"] == {"anna": [2, 0]}
+    assert (nugget["old"]["level"], nugget["new"]["level"]) == ("support", "not")
+    assert crag["people"] == {}
+    assert (crag["old"]["adjudicated_level"], crag["new"]["adjudicated"]) == ("acceptable", None)
+    assert (crag["old"]["gold"], crag["new"]["gold"]) == (2, 1)
+    assert d["by_aspect"]["nugget"] == {"added": 0, "removed": 0, "changed": 1}
+    # v2 → v3: both people's "needs a citation" on sentence 3 withdrawn (removed); anna
+    # grades q2's citation full (added).
+    answer = frozen["run"].answers.get(query__qid="q1")
+    sentence = answer.sentences.get(number=3)
+    for person in (frozen["annotator"], frozen["annotator2"]):
+        change_judgment(
+            answer=answer,
+            annotator=person,
+            target=Target(Aspect.NEEDS_CITATION, sentence.pk),
+            value=None,
+        )
+    q2 = frozen["run"].answers.get(query__qid="q2")
+    change_judgment(
+        answer=q2,
+        annotator=frozen["annotator"],
+        target=Target(Aspect.SUPPORT, Citation.objects.get(answer=q2).pk),
+        value=2,
+    )
+    v3 = freeze_gold_set(frozen["project"], "team", policy=ConsensusPolicy())
+    d = diff_gold_sets(frozen["v2"], v3)["parts"]["answers"]
+    assert (d["n_old"], d["n_new"], d["changed"]) == (8, 8, [])
+    assert d["n_new"] - d["n_old"] == len(d["added"]) - len(d["removed"])
+    assert [(r["qid"], r["aspect"], r["target"], r["new"]["level"]) for r in d["added"]] == [
+        ("q2", "support", "1.1", "full")
+    ]
+    assert [(r["qid"], r["aspect"], r["target"], r["old"]["judgements"]) for r in d["removed"]] == [
+        ("q1", "needs_citation", "3", {"anna": 1, "arno": 1})
+    ]
+    # The gold set page's diff shows the section, in English and in Chinese.
+    client = login(frozen["owner"])
+    url = reverse("gold:detail", args=["acme", frozen["v2"].pk])
+    body = client.get(url, {"against": frozen["v1"].pk}).content.decode()
+    assert 'id="answer-diff"' in body
+    assert 'class="changed" data-qid="q1" data-aspect="nugget" data-target="n1"' in body
+    assert "anna: 2 → 0" in body and "<del>support</del> → not" in body
+    zh = client.get(url, {"against": frozen["v1"].pk}, HTTP_ACCEPT_LANGUAGE="zh-CN")
+    zh = zh.content.decode()
+    assert "已评判的回答对象：8 → 8；新增 0，删除 0，修改 2。" in zh and "金标准值" in zh
+    # A diff between versions without answer judgements has no such section.
+    plain = diff_gold_sets(frozen["v1"], frozen["v1"])["parts"]["answers"]
+    assert (plain["added"], plain["removed"], plain["changed"]) == ([], [], [])

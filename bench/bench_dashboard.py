@@ -70,7 +70,8 @@ def child(folder: str) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from annotator.labels import Evidence, bulk_create_judgments, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import bulk_create_judgments, change_label
     from annotator.models import (
         Chunk,
         Chunking,
@@ -260,7 +261,8 @@ def own_child(folder: str, *, first_only: bool = False) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
     from annotator.models import Chunk, Query
     from metrics.models import Run
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from annotator.labels import Evidence
+from annotator.evidence import Evidence
 from annotator.models import Chunk, Document, Granularity, Judgment, Project, Query
 
 from .disagreements import DISAGREEMENT_RULES, DisputedUnit, disagreements

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Max
 
-from annotator.labels import Evidence
+from annotator.evidence import Evidence
 from annotator.models import Judgment, Project, Query
 from annotator.revisions import bump
 from annotator.sources import PEOPLE, pinned_sources, resolve_sources, source_labels

@@ -32,7 +32,8 @@ from django.db.models import F
 from django.utils import timezone
 from django_tasks import task
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Document, Query
 from formats.errors import Problem, define, gettext_noop
 from operations import leases

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from django.utils.translation import gettext as _
 
-from annotator.labels import Evidence
+from annotator.evidence import Evidence
 from annotator.models import Chunk, Document, Project, Query
 from annotator.templatetags.sources_tags import sources_label
 from gold.units import (

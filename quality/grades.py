@@ -15,7 +15,7 @@ import numpy as np
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from annotator.label_versions import label_version
+from annotator.labels import label_version
 from annotator.models import Document, Project
 from annotator.revisions import bump
 from numerics.gain import UNJUDGED, majority
@@ -97,7 +97,7 @@ def source_for(dimension: QualityDimension, document: Document) -> QualitySource
 
 
 def quality_version(grade: QualityGrade | None) -> str:
-    """The version token of a grade, as screens carry it (``annotator.label_versions``)."""
+    """The version token of a grade, as screens carry it (``annotator.labels.label_version``)."""
     return label_version(grade.updated_at if grade else None)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from annotator.label_versions import NO_LABEL, label_version
+from annotator.labels import NO_LABEL, label_version
 from annotator.models import Document
 
 from .grades import QualitySource, quality_version, site_of

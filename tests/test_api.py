@@ -126,7 +126,8 @@ def test_roles_and_tokens(personas, corpus, tokens):
 
 
 def test_gold_download_for_owners(personas, corpus, tokens):
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     change_label(
         query=corpus["query"],
@@ -146,7 +147,8 @@ def test_gold_download_for_owners(personas, corpus, tokens):
 def test_api_follows_the_blind_and_release_rules(personas, corpus, tokens):
     """Per-query metrics against live labels are grades by another name: not for
     annotators; a gold set's file and metrics: owners, then everyone once released."""
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     change_label(
         query=corpus["query"],

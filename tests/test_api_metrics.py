@@ -214,7 +214,8 @@ def twenty(personas):
     randomization test samples (2^20 sign flips > 10,000), so query order matters."""
     import numpy as np
 
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
     from annotator.models import Document, Query
     from metrics.models import Run
 

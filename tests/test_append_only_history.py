@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import JudgmentHistory
 from annotator.models.history import AppendOnlyHistory
 

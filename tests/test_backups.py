@@ -15,7 +15,8 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Assignment, Document, Judgment, JudgmentHistory, Project, Query
 from backups.tables import LEFT_OUT, TABLES
 from gold.export import build_export, render_export

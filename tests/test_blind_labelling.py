@@ -12,7 +12,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from gold.models import GoldSet
 from gold.services import ConsensusPolicy, freeze_gold_set
 

@@ -103,7 +103,8 @@ def test_bad_span_parameters_are_400(login, personas, pdf_document, params):
 def test_page_view_shows_the_image_beside_the_text_with_saved_passages(
     login, personas, pdf_document
 ):
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     document, _ = pdf_document
     query = personas["project"].queries.create(qid="q1", text="When is the seal replaced?")

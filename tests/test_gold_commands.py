@@ -7,8 +7,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotator.evidence import Evidence
 from annotator.importing import run_import
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document
 from gold.export import build_export
 from gold.models import GoldSet

@@ -10,8 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from annotator.evidence import Evidence
 from annotator.importing import run_import
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from gold.export import build_export, render_export
 from gold.services import ConsensusPolicy, adjudicate, freeze_gold_set

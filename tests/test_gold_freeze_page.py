@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from annotator.evidence import Evidence
 from annotator.importing import run_import
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from gold.models import GoldSet
 from gold.versions import diff_gold_sets
 

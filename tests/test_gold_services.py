@@ -1,6 +1,7 @@
 import pytest
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from gold.models import AdjudicationHistory, GoldSet
 from gold.services import ConsensusPolicy, adjudicate, freeze_gold_set
 from gold.versions import diff_gold_sets, unit_map

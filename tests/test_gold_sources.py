@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from api.models import ApiToken
 from gold.export import FORMATS
 from gold.models import GoldSet

@@ -4,7 +4,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from gold.models import Adjudication, GoldSet
 from gold.services import ConsensusPolicy, freeze_gold_set
 

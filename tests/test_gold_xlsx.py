@@ -7,7 +7,8 @@ import io
 import openpyxl
 import pytest
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Document, Query
 from gold.agreement import project_agreement
 from gold.export import build_export, render_export

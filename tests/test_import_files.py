@@ -9,8 +9,9 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotator.evidence import Evidence
 from annotator.importing.files import Source, import_files
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Document
 from annotator.originals import original_path
 from formats import FileRejected

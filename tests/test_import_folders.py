@@ -13,9 +13,10 @@ from django.core.management import call_command
 from django.db import close_old_connections, connection
 from django.urls import reverse
 
+from annotator.evidence import Evidence
 from annotator.importing import files as files_module
 from annotator.importing.files import Source, import_files
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Document, Judgment
 from formats import FileRejected
 from formats.documents.extract import ReadOptions

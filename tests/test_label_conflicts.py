@@ -15,8 +15,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from annotator.label_versions import NO_LABEL, LabelConflict, label_version
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import NO_LABEL, LabelConflict, change_label, label_version
 from annotator.models import Judgment, JudgmentHistory
 
 pytestmark = pytest.mark.django_db

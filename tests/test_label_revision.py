@@ -12,7 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunking, Document, Membership, Project, Query, Role
 from annotator.revisions import revision
 from gold.services import ConsensusPolicy, adjudicate, freeze_gold_set

@@ -7,8 +7,9 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
+from annotator.evidence import Evidence
 from annotator.labelling.segments import Mark, render_segments, view_spans
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Document, Judgment, JudgmentHistory, Query
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
+from annotator.evidence import Evidence
 from annotator.labelling.screen import duration
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Assignment, Query
 from annotator.search import highlight
 

@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from annotator import pool
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Assignment, Chunk, Chunking, Document
 
 pytestmark = pytest.mark.django_db

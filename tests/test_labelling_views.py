@@ -7,7 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Judgment, JudgmentHistory
 from tests import test_project_views
 

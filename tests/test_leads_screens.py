@@ -9,9 +9,10 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.urls import reverse
 
+from annotator.evidence import Evidence
 from annotator.forms import ImportForm, ProjectSettingsForm
 from annotator.importing import kinds, run_import
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Document, ImportJob, ImportStatus, Query
 from formats.errors import Problem
 

@@ -13,7 +13,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Judgment, Query
 from gold.services import ConsensusPolicy, freeze_gold_set
 from metrics.models import Run

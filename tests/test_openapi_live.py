@@ -23,7 +23,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def api_data(personas, corpus):
     """Two runs of the persona project and a token of its owner."""
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
     from metrics.models import Run
 
     change_label(

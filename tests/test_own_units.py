@@ -17,7 +17,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Membership, Project, Query, Role
 from gold.services import ConsensusPolicy, freeze_gold_set
 from metrics.models import Run

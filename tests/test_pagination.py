@@ -48,7 +48,8 @@ def members(personas, corpus):
 
 
 def labels(personas, corpus):
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     for key in ("owner", "adjudicator", "annotator"):
         change_label(
@@ -162,7 +163,8 @@ def test_every_list_paginates(login, personas, corpus, name):
 
 
 def test_the_adjudication_queue_shows_a_page_of_queries(login, personas, corpus, monkeypatch):
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
     from gold import views as gold_views
 
     monkeypatch.setattr(gold_views, "QUEUE_QUERIES", 2)
@@ -200,7 +202,8 @@ def test_a_runs_per_query_table_shows_a_page(login, personas, corpus):
         np.array([q.pk for q in queries]), np.array([corpus["chunk"].pk] * 5), np.ones(5)
     )
     run.save()
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     for query in queries:  # measured queries are those with gold
         change_label(

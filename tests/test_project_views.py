@@ -310,7 +310,8 @@ def test_bad_list_parameters_are_400(login, personas, corpus, name):
 
 
 def test_labels_are_blind_for_annotators(login, personas, corpus):
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     change_label(
         query=corpus["query"],

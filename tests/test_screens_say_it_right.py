@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from metrics.models import Run
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotator import sources as sources_module
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Membership, Role, SourceKind
 from annotator.sources import SourcesError, parse_sources, resolve_sources, source_choices
 from api.models import ApiToken

@@ -19,7 +19,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Assignment, Chunk, Chunking, Document, Judgment, Project, Query
 from metrics.models import Run
 from numerics.measures.names import measure_names

@@ -12,8 +12,7 @@ from numerics.mapping import map_pairs
 from numerics.spans import SpanArrays, page_of
 
 from ..access import sees_all_labels
-from ..label_versions import NO_LABEL, label_version
-from ..labels import kept_notes
+from ..labels import NO_LABEL, kept_notes, label_version
 from ..models import Chunk, Document, Granularity, Judgment, KeptNote, Query
 from ..screen_parts import card_parts
 from ..search import highlight

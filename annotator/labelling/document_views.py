@@ -9,7 +9,7 @@ from django.template.response import TemplateResponse
 from web.htmx import for_htmx
 from web.sections import sections
 
-from ..label_versions import label_version
+from ..labels import label_version
 from ..models import Chunk, Document, Granularity, Judgment
 from ..originals import page_picture
 from ..screen_parts import card_parts

@@ -20,17 +20,8 @@ from web.htmx import for_htmx
 from web.sections import sections
 
 from .. import assignments as work
-from ..label_versions import LabelConflict
-from ..labels import (
-    Evidence,
-    EvidenceError,
-    LabelChange,
-    NothingToUndo,
-    change_label,
-    evidence_named,
-    keep_note,
-    undo_change,
-)
+from ..evidence import Evidence, EvidenceError, evidence_named
+from ..labels import LabelChange, LabelConflict, NothingToUndo, change_label, keep_note, undo_change
 from ..models import Granularity
 from ..screen_parts import undo_elsewhere
 from .cards import chunk_cards, document_results, own_row

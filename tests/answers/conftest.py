@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Membership, Query, Role
 from tests.conftest import make_user
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Document
 from metrics.models import Run
 from tests.conftest import PASSWORD

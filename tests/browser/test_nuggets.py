@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from judges.engine import execute_job
 from judges.services import create_judge

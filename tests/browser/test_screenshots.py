@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Assignment, Chunk, Chunking, Document, Query
 from gold.services import ConsensusPolicy, freeze_gold_set
 from metrics.models import Run

@@ -10,8 +10,9 @@ from itertools import islice
 import pytest
 
 from annotator.chunking import window_spans
+from annotator.evidence import Evidence
 from annotator.importing import import_chunks, import_documents, import_queries, run_import
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Chunk, Judgment
 from demo.loading import DEMO_DIR
 from judges.engine import execute_job

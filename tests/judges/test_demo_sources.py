@@ -14,8 +14,9 @@ from django.test import Client
 from django.urls import reverse
 
 from annotator.chunking import window_spans
+from annotator.evidence import Evidence
 from annotator.importing import import_chunks, import_documents, import_queries, run_import
-from annotator.labels import Evidence, change_label
+from annotator.labels import change_label
 from annotator.models import Chunk, Judgment
 from api.models import ApiToken
 from demo.loading import DEMO_DIR

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from judges import services
 from judges.engine import execute_job

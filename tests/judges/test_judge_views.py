@@ -185,7 +185,8 @@ def test_cancel_and_retry_from_the_page(login, judging, finished_job):
 
 
 def test_calibration_page_for_a_viewer(login, judging, finished_job):
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     chunks, queries = judging["chunks"], judging["queries"]
     for c, grade in ((2, 1), (3, 0), (4, 2)):

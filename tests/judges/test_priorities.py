@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from annotator.assignments import assign_each
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Membership
 from annotator.queue_order import ordered
 from judges.engine import execute_job

@@ -15,7 +15,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from judges.scope import SAMPLE_SEED, Pair, level_name, scope_keys, scope_pairs
 from judges.services import create_judge, estimate_tokens, plan_job

@@ -11,7 +11,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from api.models import ApiToken
 from judges.engine import execute_job
 from judges.services import plan_job, start_job

@@ -11,7 +11,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Document, Query
 from api.models import ApiToken
 from gold.export import build_export, render_export

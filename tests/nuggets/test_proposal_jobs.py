@@ -13,7 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Document, Query
 from judges.engine import execute_job
 from judges.models import JobKind, JobStatus, Judge, JudgeJob, PairStatus

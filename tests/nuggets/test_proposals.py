@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Document, Membership, Query
 from nuggets.changes import NuggetRejected
 from nuggets.models import Nugget, NuggetHistory, NuggetProposal

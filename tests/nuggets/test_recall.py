@@ -14,7 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from metrics.evaluation import evaluation_setting
 from metrics.models import Run

@@ -9,7 +9,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotator.labels import Evidence, change_label
+from annotator.evidence import Evidence
+from annotator.labels import change_label
 from annotator.models import Assignment, AssignmentStatus, Document, Query
 from nuggets.changes import Span, create_nugget
 from nuggets.models import Nugget, NuggetHistory, NuggetSetting

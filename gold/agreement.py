@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
+from annotator.caches import cache
 from annotator.models import Judgment, Project, Query
+from annotator.revisions import revision
 from annotator.sources import ASSESSORS, JUDGES, PEOPLE, resolve_sources
 from numerics import agreement as coefficients
 from numerics.grades import GRADES
@@ -20,7 +22,7 @@ from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy
 
 from .policy import resolve_mapping
-from .units import annotator_unit_grades, frozen_labels, live_labels, units_for_level
+from .units import annotator_unit_grades, frozen_labels, level_units, live_labels, units_for_level
 
 KAPPA_BANDS = [  # Landis & Koch (1977)
     (0.8, _("almost perfect")),
@@ -63,7 +65,7 @@ class AgreementReport:
 
 def _items(project: Project, level: str, mapping: MappingPolicy, names: list[str], sources):
     labels = live_labels(project, sources=sources, annotators=names, adjudicated=False)
-    units = units_for_level(project, level)
+    units = level_units(project, level)
     query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
     return labels.annotators, query, unit, source, grade
 
@@ -114,6 +116,34 @@ def project_agreement(
     pseudo = sorted(
         m.user.username for m in members if m.is_pseudo and not sources.counts(m.user.username)
     )
+    # Kept per process under the project's label revision (every label, adjudication and
+    # judge label moves it) and the level's units: a page view recomputes nothing until
+    # a label changes.
+    units = level_units(project, level)
+    now = revision(project.pk).number
+    project_key = ("agreement", project.pk, project.created_at)
+    key = (*project_key, now, level, units.fingerprint, str(mapping), sources.key, *humans, "|")
+    key += tuple(pseudo)
+    kept = cache.peek(key)
+    if kept is not None:
+        return kept.report
+    report = _project_agreement(project, level, mapping, sources, everyone, humans, pseudo)
+    cache.discard(lambda k: k[:3] == project_key and k[3] != now)  # older revisions
+    cache.put(key, _Kept(report, _size(report)))
+    return report
+
+
+@dataclass(frozen=True)
+class _Kept:
+    report: AgreementReport
+    nbytes: int  # roughly: what the cache bounds by
+
+
+def _size(report: AgreementReport) -> int:
+    return 400 * (len(report.per_query) + len(report.summary.get("pairs", ())) + 10)
+
+
+def _project_agreement(project, level, mapping, sources, everyone, humans, pseudo):
     annotators, query, unit, source, grade = _items(project, level, mapping, humans, sources)
     summary, per_query = _report(annotators, query, unit, source, grade)
     comparisons = []

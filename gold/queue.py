@@ -21,7 +21,15 @@ from .disagreements import DISAGREEMENT_RULES, DisputedUnit, disagreements
 from .models import Adjudication
 from .units import DOCUMENTS, PAGES, Units
 
-__all__ = ["DISAGREEMENT_RULES", "QueueItem", "adjudication_queue", "unit_evidence"]
+__all__ = [
+    "DISAGREEMENT_RULES",
+    "QueueItem",
+    "adjudication_queue",
+    "by_query",
+    "disputed_units",
+    "queue_items",
+    "unit_evidence",
+]
 
 TEXT_LIMIT = 20_000  # characters of a unit shown in the queue; the document link has all
 
@@ -92,6 +100,8 @@ def marked_text(text: str, start: int, end: int, highlights: list[Highlight]) ->
 
 def _items(project: Project, level: str, units: Units, found: list[DisputedUnit]):
     queries = {q.pk: q for q in Query.objects.filter(pk__in={d.query_pk for d in found})}
+    for query in queries.values():
+        query.project = project  # each item's links name it: not one read per query
     documents = {d.pk: d for d in Document.objects.filter(pk__in={d.document_pk for d in found})}
     names = sorted({name for d in found for name in d.grades})
     colour = {name: index for index, name in enumerate(names)}
@@ -131,6 +141,42 @@ def _items(project: Project, level: str, units: Units, found: list[DisputedUnit]
     return items
 
 
+def disputed_units(
+    project: Project,
+    level: str,
+    *,
+    units: Units,
+    unresolved_only: bool = False,
+    query: Query | None = None,
+    unit: int | None = None,
+    **options,
+) -> list[DisputedUnit]:
+    """The queue's disputed units at ``level`` (``options`` as for ``disagreements``) in
+    its order, grouped by query, unresolved first; ``query``/``unit`` pick one."""
+    found = disagreements(project, level, units=units, **options)
+    if query is not None:
+        found = [d for d in found if d.query_pk == query.pk and (unit is None or d.unit == unit)]
+    if unresolved_only:
+        found = [d for d in found if d.resolved is None]
+    return found
+
+
+def by_query(found: list[DisputedUnit]) -> list[list[DisputedUnit]]:
+    """The disputed units in groups of one query each, in the queue's order."""
+    groups: list[list[DisputedUnit]] = []
+    for d in found:
+        if not groups or groups[-1][0].query_pk != d.query_pk:
+            groups.append([])
+        groups[-1].append(d)
+    return groups
+
+
+def queue_items(project: Project, level: str, units: Units, found: list[DisputedUnit]):
+    """The queue items (texts, every annotator's evidence, adjudications) of ``found``
+    alone: a page of the queue reads the documents and labels of its own units."""
+    return _items(project, level, units, found)
+
+
 def adjudication_queue(
     project: Project,
     level: str,
@@ -144,11 +190,15 @@ def adjudication_queue(
 ) -> list[QueueItem]:
     """Queue items at ``level`` (``options`` as for ``disagreements``), grouped by query,
     unresolved first; ``query``/``unit`` pick one item (to re-render it in place)."""
-    found = disagreements(project, level, units=units, **options)
-    if query is not None:
-        found = [d for d in found if d.query_pk == query.pk and (unit is None or d.unit == unit)]
-    if unresolved_only:
-        found = [d for d in found if d.resolved is None]
+    found = disputed_units(
+        project,
+        level,
+        units=units,
+        unresolved_only=unresolved_only,
+        query=query,
+        unit=unit,
+        **options,
+    )
     return _items(project, level, units, found[:limit])
 
 

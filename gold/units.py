@@ -23,9 +23,11 @@ from functools import cached_property
 
 import numpy as np
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Max
 from django.db.models.functions import Length
 from django.utils.translation import gettext_lazy as _
 
+from annotator.caches import cache
 from annotator.models import Chunk, Chunking, Judgment, Project
 from annotator.sources import Sources, resolve_sources
 from numerics.consensus import NO_CONSENSUS, consensus_grades
@@ -172,6 +174,18 @@ def units_for_level(project: Project, level: str) -> Units:
         np.array([r[3] for r in rows], dtype=np.int64),
         np.array([r[4] for r in rows], dtype=np.int64),
     )
+
+
+def level_units(project: Project, level: str) -> Units:
+    """The units of a level; a chunking's are kept per process while its chunks stay the
+    same (chunks are only ever added or deleted, so their count and newest pk tell)."""
+    if level in (DOCUMENTS, PAGES):
+        return units_for_level(project, level)  # documents can be replaced in place
+    version = Chunk.objects.filter(chunking__project=project, chunking__name=level).aggregate(
+        n=Count("pk"), newest=Max("pk")
+    )
+    key = ("units", project.pk, level, version["n"], version["newest"])
+    return cache.get(key, lambda: units_for_level(project, level))
 
 
 def _rows(values: list[tuple], annotators: list[str]) -> LabelRows:

@@ -57,9 +57,9 @@ from .forms import (
 from .models import GoldSet
 from .policy import SelectionError, people, pseudo_annotators, resolve_mapping
 from .queue import adjudication_queue as adjudication_queue_items
-from .queue import unit_evidence
+from .queue import by_query, disputed_units, queue_items, unit_evidence
 from .services import ConsensusPolicy, adjudicate, freeze_gold_set, gold_policy, preview_gold_set
-from .units import levels, unit_index, units_for_level
+from .units import level_units, levels, unit_index
 from .versions import diff_gold_sets
 
 ADJUDICATORS = (Role.OWNER, Role.ADJUDICATOR)
@@ -110,8 +110,8 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
     if form is None:
         return HttpResponseBadRequest(_("Bad filter parameters."))
     data = form.cleaned_data
-    units = units_for_level(project, data["level"])
-    items = adjudication_queue_items(
+    units = level_units(project, data["level"])
+    found = disputed_units(
         project,
         data["level"],
         units=units,
@@ -119,13 +119,16 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
         **_queue_options(data),
     )
     # A page of queries with their disputed units: every unit of a large project at once
-    # took seconds to draw (thousands of highlighted texts).
-    page = page_of(request, _by_query(items), per_page=QUEUE_QUERIES)
+    # took seconds to draw (thousands of highlighted texts); the texts and evidence are
+    # read for the page's units alone.
+    page = page_of(request, by_query(found), per_page=QUEUE_QUERIES)
+    shown = [d for group in page.object_list for d in group]
+    groups = _by_query(queue_items(project, data["level"], units, shown))
     context = {
         "project": project,
         "membership": membership,
-        "items": items,
-        "groups": page.object_list,
+        "n_disputed": len(found),
+        "groups": groups,
         "page": page,
         "form": form,
         "filters": _filters(project, data),
@@ -206,7 +209,7 @@ def adjudicate_item(request: HttpRequest, slug: str) -> HttpResponse:
         )
     data = form.cleaned_data
     query = get_object_or_404(Query, project=project, pk=data["query"])
-    units = units_for_level(project, data["level"])
+    units = level_units(project, data["level"])
     index = unit_index(units, data["unit"])
     if index is None:
         return HttpResponseBadRequest(_("No such unit at this level."))
@@ -388,6 +391,7 @@ def gold_set_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 @for_htmx("gold/partials/agreement_body.html")
+@answers_bad_parameters
 def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     """Agreement of the project's annotators at a level, with readings and drill-downs."""
     project, membership = get_project_for_user(request, slug, *ADJUDICATORS)
@@ -402,10 +406,15 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(str(error))
     summary = report.summary
     chosen = chosen_pair(summary["pairs"], request.GET.get("a"), request.GET.get("b"))
+    # The per-query table pages (worst agreement first): a row per query of a large
+    # project took most of the page's time to draw.
+    per_query = page_of(request, report.per_query)
     context = {
         "project": project,
         "membership": membership,
         "report": report,
+        "per_query": per_query.object_list,
+        "page": per_query,
         "summary": summary,
         "alpha_readings": {
             level_name: read_alpha(value)

@@ -15,18 +15,16 @@ from functools import cached_property
 from urllib.parse import urlencode
 
 import numpy as np
-from django.db.models import Count, Max
 
-from annotator.models import Chunk, Project, Query
+from annotator.models import Project, Query
 from annotator.sources import Sources, resolve_sources
 from gold.models import GoldSet
 from gold.policy import recorded_sources, resolve_mapping
 from gold.units import (
     DOCUMENTS,
-    PAGES,
     UnitGrades,
     Units,
-    units_for_level,
+    level_units,
 )
 from numerics.gain import GainRule
 from numerics.mapping import MappingPolicy
@@ -40,7 +38,6 @@ from .label_state import LabelState, counted_labels, label_state, level_grades
 from .models import Run
 from .rankings import (
     LevelMismatch,
-    cache,
     can_evaluate,
     lookup,
     run_version,
@@ -185,18 +182,6 @@ def load_gold(
     )
     gold.__dict__["query_pks"] = query_pks  # the cached_property, already known
     return gold
-
-
-def level_units(project: Project, level: str) -> Units:
-    """The units of a level; a chunking's are kept per process while its chunks stay the
-    same (chunks are only ever added or deleted, so their count and newest pk tell)."""
-    if level in (DOCUMENTS, PAGES):
-        return units_for_level(project, level)  # documents can be replaced in place
-    version = Chunk.objects.filter(chunking__project=project, chunking__name=level).aggregate(
-        n=Count("pk"), newest=Max("pk")
-    )
-    key = ("units", project.pk, level, version["n"], version["newest"])
-    return cache.get(key, lambda: units_for_level(project, level))
 
 
 def own_level(run: Run) -> str:

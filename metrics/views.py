@@ -33,7 +33,7 @@ from annotator.access import (
 from annotator.labels import change_label
 from annotator.models import Membership, Query
 from annotator.sources import source_choices
-from gold.units import levels, units_for_level
+from gold.units import level_units, levels
 from web.errors import BadParameters, answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
@@ -263,7 +263,7 @@ def judge(request: HttpRequest, slug: str, pk: int, qid: str) -> HttpResponse:
     if form.cleaned_data["gold"] is not None:
         return HttpResponseBadRequest(_("Grades are given against the live labels."))
     level = form.cleaned_data["level"]
-    units = units_for_level(project, own_level(run) if level == OWN else level)
+    units = level_units(project, own_level(run) if level == OWN else level)
     unit = grade_form.cleaned_data["unit"]
     if unit >= len(units.ids):
         return HttpResponseBadRequest(_("No such unit."))

@@ -56,11 +56,11 @@ def labelled(personas, tmp_path):
     )
 
 
-def expected(names):
+def expected(names, graded=None):
     index = {"anna": 0, "arno": 1, "llm-judge": 2}
     rows = [
         {"annotator": name, "item": f"{q}/{c}", "grade": grades[index[name]], "query": q}
-        for (q, c), grades in GRADES.items()
+        for (q, c), grades in (graded or GRADES).items()
         for name in names
     ]
     return agreement_report(rows, [0, 1, 2, 3])
@@ -118,3 +118,32 @@ def test_no_pairs_yet_is_not_an_error(login, personas):
     page = login(personas["owner"]).get(reverse("gold:agreement", args=["acme"]))
     assert page.status_code == 200 and page.context["summary"]["percent_agreement"] is None
     assert b"No item has two labels yet." in page.content
+
+
+def test_agreement_is_kept_until_a_label_changes(login, personas, labelled):
+    """A second view reads no label; a changed label (which moves the project's label
+    revision) gives the new figures, equal to the command's on the same items."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = login(personas["adjudicator"])
+    url = reverse("gold:agreement", args=["acme"])
+    params = {"level": "cks", "mapping": "contains"}
+    client.get(url, params)
+    with CaptureQueriesContext(connection) as captured:
+        again = client.get(url, params)
+    assert not [q for q in captured if '"annotator_judgment"' in q["sql"]]
+    assert again.context["summary"]["pairs"][0]["n"] == 6
+    chunk = Chunk.objects.get(chunk_id="c4")
+    change_label(  # anna now agrees with arno on (q2, c4): 3 → 2
+        query=Query.objects.get(qid="q2"),
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(chunk),
+        grade=2,
+    )
+    changed = client.get(url, params).context["summary"]
+    before = again.context["summary"]
+    assert changed["percent_agreement"] > before["percent_agreement"]
+    reference = expected(["anna", "arno"], {**GRADES, ("q2", 4): (2, 2, 3)})
+    assert changed["percent_agreement"] == pytest.approx(reference["percent_agreement"])
+    assert changed["krippendorff_alpha"] == pytest.approx(reference["krippendorff_alpha"])

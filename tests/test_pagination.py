@@ -219,3 +219,58 @@ def test_a_runs_per_query_table_shows_a_page(login, personas, corpus):
     shown = [re.findall(r"/q/([^/]+)/\?", table) for table in tables]
     assert [len(s) for s in shown] == [2, 2, 1]
     assert sorted(qid for page in shown for qid in page) == sorted(q.qid for q in queries)
+
+
+def _disputed_queries(personas, corpus, n: int, first: int = 0) -> list:
+    from annotator.labels import Evidence, change_label
+
+    queries = [
+        Query.objects.create(project=personas["project"], qid=f"disputed-{i}", text="t")
+        for i in range(first, first + n)
+    ]
+    for query in queries:
+        for key, grade in (("annotator", 0), ("annotator2", 3)):
+            change_label(
+                query=query,
+                annotator=personas[key],
+                evidence=Evidence.for_chunk(corpus["chunk"]),
+                grade=grade,
+            )
+    return queries
+
+
+def test_the_adjudication_queue_reads_as_much_for_two_queries_as_for_six(
+    login, personas, corpus, monkeypatch
+):
+    """Each item's links name the project: read once, not once per query shown; and
+    only the page's units are read (documents, evidence, adjudications)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from gold import views as gold_views
+
+    monkeypatch.setattr(gold_views, "QUEUE_QUERIES", 6)
+    client = login(personas["owner"])
+    url = reverse("gold:queue", args=["acme"])
+    counts = []
+    for n in (2, 4):
+        _disputed_queries(personas, corpus, n, first=0 if n == 2 else 2)  # 2, then 6
+        client.get(url, {"level": "documents"})  # caches warm
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(url, {"level": "documents"}).content.decode()
+        assert len(re.findall(r'data-qid="([^"]+)"', body)) == {2: 2, 4: 6}[n]
+        counts.append(len(captured))
+    assert counts[0] == counts[1]
+
+
+def test_the_agreement_page_shows_a_page_of_queries(login, personas, corpus):
+    queries = _disputed_queries(personas, corpus, 3)
+    client = login(personas["owner"])
+    url = reverse("gold:agreement", args=["acme"])
+    bodies = [client.get(url, {"level": "documents", "page": n}).content.decode() for n in (1, 2)]
+    tables = [b.split('id="query-disagreement"')[1].split("</table>")[0] for b in bodies]
+    shown = [re.findall(r">(disputed-\d)</a>", t) for t in tables]
+    assert [len(s) for s in shown] == [2, 1]
+    assert sorted(shown[0] + shown[1]) == sorted(q.qid for q in queries)
+    assert 'rel="next"' in bodies[0]
+    assert client.get(url, {"page": "0"}).status_code == 400

@@ -38,6 +38,12 @@ TABLES = (
     Table("annotator.JudgmentTiming", "history__query__project"),
     Table("annotator.Assignment", "project"),
     Table("annotator.KeptNote", "query__project"),
+    Table("quality.QualityDimension", "project"),
+    Table("quality.QualityGrade", "dimension__project"),
+    Table("quality.QualityHistory", "dimension__project"),
+    Table("quality.QualityAdjudication", "dimension__project"),
+    Table("quality.QualityAdjudicationHistory", "dimension__project"),
+    Table("quality.GainSetting", "project"),
     Table("gold.Adjudication", "query__project"),
     Table("gold.AdjudicationHistory", "query__project"),
     Table("gold.GoldSet", "project"),
@@ -47,6 +53,7 @@ TABLES = (
     Table("judges.JudgeVersion", "judge__project"),
     Table("judges.JudgeJob", "version__judge__project"),
     Table("judges.JudgePair", "job__version__judge__project"),
+    Table("judges.QualityPrompt", "dimension__project"),
     Table("nuggets.NuggetSetting", "project"),
     Table("nuggets.Nugget", "query__project"),
     Table("nuggets.NuggetEvidence", "nugget__query__project"),
@@ -62,12 +69,6 @@ TABLES = (
     Table("answers.AnswerAdjudication", "answer__run__project"),
     Table("answers.AnswerAdjudicationHistory", "answer__run__project"),
     Table("answers.GoldAnswerJudgment", "gold_set__project"),
-    Table("quality.QualityDimension", "project"),
-    Table("quality.QualityGrade", "dimension__project"),
-    Table("quality.QualityHistory", "dimension__project"),
-    Table("quality.QualityAdjudication", "dimension__project"),
-    Table("quality.QualityAdjudicationHistory", "dimension__project"),
-    Table("quality.GainSetting", "project"),
 )
 
 LEFT_OUT = {

@@ -17,6 +17,18 @@ class JudgesConfig(AppConfig):
 
         register()
         register_suggestion_source(judge_suggestions)
+        # Quality jobs: an LLM judge grading a quality dimension (judges.quality_jobs).
+        from . import quality_jobs
+        from .models import JobKind
+
+        engine.register_runner(JobKind.QUALITY, quality_jobs.run_quality_job)
+        from web.sections import register_section
+
+        from .quality_views import quality_settings_section
+
+        register_section(
+            "quality_settings", "judges/partials/quality_settings.html", quality_settings_section
+        )
         # A judging job whose worker died is taken over by the next free worker.
         from operations.leases import LeasedKind
         from operations.leases import register as register_leased

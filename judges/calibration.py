@@ -24,8 +24,10 @@ from annotator.models import Granularity, Judgment, Membership, Project, Query
 from annotator.sources import Sources, SourcesError, resolve_sources
 from numerics.agreement import compare_raters
 from numerics.consensus import consensus_grades
+from numerics.gain import majority
 from numerics.grades import N_GRADES
 from numerics.significance import bootstrap_ci
+from quality.models import QualityDimension, QualityGrade
 
 RESAMPLES = 1000
 PAIRS_SHOWN = 500
@@ -138,4 +140,61 @@ def calibrate(project: Project, a: str, b: str) -> Calibration:
     ]
     return Calibration(
         first.text, second.text, len(grades_a), len(grades_b), agreement, per_query, pairs
+    )
+
+
+@dataclass
+class QualityCalibration:
+    """Two sides' grades of a quality dimension on the units (documents or sites) both
+    graded: ``agreement`` as ``compare_raters`` gives it over the dimension's scale."""
+
+    dimension: QualityDimension
+    a: str
+    b: str
+    n_a: int
+    n_b: int
+    agreement: dict
+    pairs: list[dict] = field(default_factory=list)
+
+
+def _side_quality(dimension: QualityDimension, chosen: Side) -> dict[tuple, int]:
+    """(document pk or 0, site) → the side's grade of that unit (its majority)."""
+    grades = QualityGrade.objects.filter(dimension=dimension)
+    if chosen.username is not None:
+        grades = grades.filter(annotator__username=chosen.username)
+    else:
+        grades = chosen.sources.judgments(grades)
+    rows = list(grades.values_list("document_id", "site", "grade"))
+    keys: dict[tuple, int] = {}
+    unit = np.array([keys.setdefault((r[0] or 0, r[1]), len(keys)) for r in rows], dtype=np.int64)
+    grade = np.array([r[2] for r in rows], dtype=np.int64)
+    final = majority(unit, grade, len(keys))  # any scale; a tie goes to the higher
+    return {key: int(final[index]) for key, index in keys.items() if final[index] >= 0}
+
+
+def calibrate_quality(project: Project, dimension: QualityDimension, a: str, b: str):
+    """Side ``a`` against side ``b`` on the units of ``dimension`` both graded: exact
+    agreement, Cohen's κ unweighted, linear and quadratic, Krippendorff's α (ordinal) and
+    the confusion matrix over the dimension's grades 0..max (``SourcesError`` for a side
+    that names nothing of the project)."""
+    first, second = side(project, a), side(project, b)
+    if first.text == second.text:
+        raise SourcesError(_("Choose two different sides."))
+    grades_a, grades_b = _side_quality(dimension, first), _side_quality(dimension, second)
+    shared = sorted(set(grades_a) & set(grades_b))
+    x = np.array([grades_a[k] for k in shared], dtype=np.int64)
+    y = np.array([grades_b[k] for k in shared], dtype=np.int64)
+    agreement = compare_raters(x, y, dimension.max_grade + 1, n_resamples=RESAMPLES)
+    documents = dict(
+        project.documents.filter(pk__in={k[0] for k in shared[:PAIRS_SHOWN] if k[0]}).values_list(
+            "pk", "doc_id"
+        )
+    )
+    pairs = [
+        {"source": documents.get(pk, "") if pk else site, "a": grades_a[k], "b": grades_b[k]}
+        for k in shared[:PAIRS_SHOWN]
+        for pk, site in [k]
+    ]
+    return QualityCalibration(
+        dimension, first.text, second.text, len(grades_a), len(grades_b), agreement, pairs
     )

@@ -15,13 +15,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import openai
 
 from formats.errors import Problem, define, gettext_noop
 
 from .endpoints import HostPolicy, KeyRefused, guarded_client, resolve_key
-from .parsing import ANSWERED_NOTHING, AnswerError, grade_confidence, parse_answer
+from .parsing import ANSWERED_NOTHING, TOP, AnswerError, grade_confidence, parse_answer
 
 
 @dataclass(frozen=True)
@@ -272,9 +273,9 @@ class Caller:
             **extra,
         )
 
-    def judge(self, prompt: str) -> Outcome:
-        """A grade for the prompt (``parsing.parse_answer``), or a failure."""
-        return self._call(prompt, _read)
+    def judge(self, prompt: str, top: int = TOP) -> Outcome:
+        """A grade 0..``top`` for the prompt (``parsing.parse_answer``), or a failure."""
+        return self._call(prompt, _read if top == TOP else partial(_read, top=top))
 
     def ask(self, prompt: str) -> Outcome:
         """The model's answer as text (``Outcome.answer``) for the caller to read, or a
@@ -399,14 +400,14 @@ def _read_text(response, outcome: Outcome) -> Outcome:
     return outcome
 
 
-def _read(response, outcome: Outcome) -> Outcome:
+def _read(response, outcome: Outcome, top: int = TOP) -> Outcome:
     """Grade, reason, confidence and tokens of a completed call."""
     choice = _choice(response, outcome)
     if choice is None:
         return outcome
     message = choice.message
     try:
-        parsed = parse_answer(message.content)
+        parsed = parse_answer(message.content, top)
     except AnswerError as error:
         outcome.failure, outcome.detail = error.kind, error.detail
         return outcome
@@ -418,5 +419,5 @@ def _read(response, outcome: Outcome) -> Outcome:
             (t.token, t.logprob, [(a.token, a.logprob) for a in (t.top_logprobs or [])])
             for t in logprobs.content
         ]
-        outcome.confidence = grade_confidence(tokens, parsed.grade)
+        outcome.confidence = grade_confidence(tokens, parsed.grade, top)
     return outcome

@@ -156,6 +156,8 @@ class CalibrationForm(forms.Form):
 
     a = forms.CharField(required=False, max_length=2000)
     b = forms.CharField(required=False, max_length=2000)
+    # A quality dimension's key: its grades of documents or sites instead of relevance.
+    dimension = forms.SlugField(required=False, max_length=40)
 
     def values(self, choices: list[str]) -> dict:
         """The sides asked for, else people against the first judge (or assessors)."""

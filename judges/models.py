@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Chunk, Chunking, Document, Judgment, Project, Query
 from annotator.problems import ProblemField
 from operations.models import Leased
+from quality.models import MAX_SCALE, QualityDimension
 
 # The range of every judge setting, one source for the web form, add_judge, the model's
 # validation and the worker (which clamps any stored value into it): a job holds a worker
@@ -133,6 +134,7 @@ class JobKind(models.TextChoices):
     LABELS = "labels", _("Labels")
     NUGGETS = "nuggets", _("Nugget proposals")
     ANSWERS = "answers", _("Answer judgements")
+    QUALITY = "quality", _("Quality grades")
 
 
 class JudgeJob(Leased):
@@ -147,6 +149,12 @@ class JudgeJob(Leased):
     kind = models.CharField(max_length=8, choices=JobKind.choices, default=JobKind.LABELS)
     # Nugget jobs: at most this many nuggets asked for per query.
     max_nuggets = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Quality jobs: the dimension graded (one pair per document or site, without a query)
+    # and the prompt template the job sends, as it was when the job started.
+    dimension = models.ForeignKey(
+        QualityDimension, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    prompt = models.TextField(blank=True)
     scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.HOLES)
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     qids = models.JSONField(default=list, blank=True)
@@ -217,15 +225,18 @@ class Failure(models.TextChoices):
 
 class JudgePair(models.Model):
     """One (query, unit) of a job — in a nugget job, one query without a unit; in an
-    answers job, one answer (its nuggets) or one of its citations (its support) — and how
-    it ended: judged (a grade, the query's proposals or the answer's judgements written),
-    or failed."""
+    answers job, one answer (its nuggets) or one of its citations (its support); in a
+    quality job, one document or site without a query — and how it ended: judged (a grade,
+    the query's proposals or the answer's judgements written), or failed."""
 
     job = models.ForeignKey(JudgeJob, on_delete=models.CASCADE, related_name="pairs")
-    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
+    query = models.ForeignKey(
+        Query, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     document = models.ForeignKey(
         Document, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
+    site = models.CharField(max_length=255, blank=True)  # quality jobs graded per site
     chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.CASCADE)
     # Answers jobs: the answer judged and, for its support, the citation — ids of the
     # answers app's rows (judges sit below it and never name its models); a pair whose
@@ -266,9 +277,11 @@ class JudgePair(models.Model):
                 condition=Q(citation__isnull=True) | Q(answer__isnull=False),
                 name="judge_pair_citation_of_answer",
             ),
+            # Relevance grades are 0-3 (``numerics.grades``); a quality dimension's scale
+            # may reach MAX_SCALE.
             models.CheckConstraint(
-                condition=Q(grade__isnull=True) | Q(grade__gte=0, grade__lte=3),
-                name="judge_pair_grade_0_3",
+                condition=Q(grade__isnull=True) | Q(grade__gte=0, grade__lte=MAX_SCALE),
+                name="judge_pair_grade_scale",
             ),
         ]
         indexes = [models.Index(fields=["job", "status"], name="judge_pair_job_status")]
@@ -277,3 +290,17 @@ class JudgePair(models.Model):
         if self.answer is not None:
             return f"{self.query_id}/answer {self.answer}/{self.citation}: {self.status}"
         return f"{self.query_id}/{self.document_id}/{self.chunk_id}: {self.status}"
+
+
+class QualityPrompt(models.Model):
+    """A quality dimension's own prompt for LLM judges (none: ``prompts.QUALITY_PROMPT``).
+    Each quality job keeps the prompt it sent (``JudgeJob.prompt``)."""
+
+    dimension = models.OneToOneField(
+        QualityDimension, on_delete=models.CASCADE, related_name="judge_prompt"
+    )
+    prompt = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.dimension_id}: prompt"

@@ -135,3 +135,70 @@ def values_for(*, query: str, passage: str, title: str, guidelines: str, grade_l
     values = {"query": query, "passage": passage, "title": title, "guidelines": guidelines}
     values.update({f"grade_{grade}": label for grade, label in grade_labels})
     return values
+
+
+# A quality dimension's prompt (``judges.quality_jobs``): what a source is, not whether it
+# answers a query. A document is sent with its title, metadata and text; a site with its
+# name and a few of its documents (their titles, metadata and openings) as its text.
+QUALITY_PLACEHOLDERS = (
+    "dimension",
+    "scale",
+    "max_grade",
+    "site",
+    "title",
+    "metadata",
+    "text",
+    "guidelines",
+)
+
+QUALITY_PROMPT = """\
+You assess the quality of a source (how authoritative and reliable it is), not whether \
+it answers any question. Grade the source below on "{{dimension}}" with this scale:
+
+{{scale}}
+
+Project guidelines (may be empty):
+{{guidelines}}
+
+Site: {{site}}
+Title: {{title}}
+Metadata: {{metadata}}
+Text:
+{{text}}
+
+Answer with one JSON object and nothing else: {"grade": <a whole number from 0 to \
+{{max_grade}}>, "reason": "<one short sentence>"}
+"""
+
+QUALITY_PROMPT_ZH = """\
+你要评估一个来源的质量（它的权威性和可靠性），而不是它是否回答了某个问题。请按以下等级\
+评定下面这个来源的“{{dimension}}”：
+
+{{scale}}
+
+项目评估准则（可能为空）：
+{{guidelines}}
+
+站点：{{site}}
+标题：{{title}}
+元数据：{{metadata}}
+正文：
+{{text}}
+
+只回答一个 JSON 对象，不要有其他内容：{"grade": <0 到 {{max_grade}} 之间的整数>, "reason": \
+"<一句简短的中文理由>"}
+"""
+QUALITY_PROMPTS = {"en": QUALITY_PROMPT, "zh": QUALITY_PROMPT_ZH}
+
+
+def unknown_quality_placeholders(template: str) -> list[str]:
+    """Names used in a quality prompt that are not its placeholders."""
+    return sorted({n for n in _NAME.findall(template) if n not in QUALITY_PLACEHOLDERS})
+
+
+def quality_template_for(template: str, language: str) -> str:
+    """The default quality prompt in ``language``; any other prompt as written."""
+    defaults = {normalise_prompt(text) for text in QUALITY_PROMPTS.values()}
+    if normalise_prompt(template) in defaults:
+        return QUALITY_PROMPTS.get(language, QUALITY_PROMPT)
+    return template

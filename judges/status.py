@@ -60,7 +60,8 @@ def judge_job_state(job: JudgeJob, *, failed_pairs: bool = False) -> JobState:
     state = JobState(
         id=job.pk,
         kind="judge",
-        what=f"{job.version.judge.slug} v{job.version.number}",
+        what=f"{job.version.judge.slug} v{job.version.number}"
+        + (f" {job.dimension.key}" if job.dimension_id else ""),
         state=job.status,
         percent=int(100 * done / job.n_pairs) if job.n_pairs else 100,
         done=done,
@@ -80,7 +81,7 @@ def judge_job_state(job: JudgeJob, *, failed_pairs: bool = False) -> JobState:
         )
         state.failed_pairs = [
             FailedPair(
-                query=p.query.qid,
+                query=p.query.qid if p.query_id else "",  # quality jobs grade no query
                 unit=_unit(p),
                 failure=p.failure,
                 detail=str(p.detail) if p.detail else "",
@@ -93,14 +94,15 @@ def judge_job_state(job: JudgeJob, *, failed_pairs: bool = False) -> JobState:
 
 def _unit(pair) -> str:
     """What a pair judged beside its query: a chunk or document id, an answer or one of
-    its citations (answers jobs), nothing (a nugget proposal's query)."""
+    its citations (answers jobs), a site (quality jobs graded per site), nothing (a nugget
+    proposal's query)."""
     if pair.citation is not None:
         return f"answer {pair.answer} citation {pair.citation}"
     if pair.answer is not None:
         return f"answer {pair.answer}"
     if pair.chunk_id:
         return pair.chunk.chunk_id
-    return pair.document.doc_id if pair.document_id else ""
+    return pair.document.doc_id if pair.document_id else pair.site  # site: quality jobs
 
 
 def import_job_state(job: ImportJob) -> JobState:
@@ -127,7 +129,7 @@ def import_job_state(job: ImportJob) -> JobState:
 def project_jobs(project: Project, *, failed_pairs: bool = False) -> list[JobState]:
     """The project's judging jobs, then its imports, newest first."""
     judging = JudgeJob.objects.filter(version__judge__project=project).select_related(
-        "version__judge"
+        "version__judge", "dimension"
     )
     states = [judge_job_state(job, failed_pairs=failed_pairs) for job in judging]
     states += [import_job_state(job) for job in ImportJob.objects.filter(project=project)]

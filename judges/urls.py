@@ -1,12 +1,18 @@
 from django.urls import path
 
-from . import views
+from . import quality_views, views
 
 app_name = "judges"
 
 urlpatterns = [
     path("p/<slug:slug>/judges/", views.judge_list, name="list"),
     path("p/<slug:slug>/judges/calibration/", views.calibration, name="calibration"),
+    path(
+        "p/<slug:slug>/judges/quality/estimate/",
+        quality_views.quality_estimate,
+        name="quality_estimate",
+    ),
+    path("p/<slug:slug>/judges/quality/start/", quality_views.quality_start, name="quality_start"),
     path("p/<slug:slug>/judges/<int:judge_pk>/", views.judge_detail, name="detail"),
     path("p/<slug:slug>/judges/<int:judge_pk>/estimate/", views.job_estimate, name="estimate"),
     path("p/<slug:slug>/judges/<int:judge_pk>/start/", views.job_start, name="start"),

@@ -18,11 +18,12 @@ from annotator.models import Membership, Project, Role
 from annotator.problems import shown
 from annotator.sources import SourcesError, source_choices
 from gold.policy import people
+from quality.models import QualityDimension
 from web.errors import answers_bad_parameters
 from web.htmx import for_htmx
 from web.pages import page_of
 
-from .calibration import calibrate
+from .calibration import calibrate, calibrate_quality
 from .forms import CalibrationForm, JobForm, JudgeForm
 from .models import Judge, JudgeJob, PairStatus
 from .prompts import DEFAULT_PROMPT
@@ -260,10 +261,19 @@ def calibration(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(_("Bad calibration parameters."))
     choices = source_choices(project)
     chosen = form.values(choices)
+    dimensions = list(QualityDimension.objects.filter(project=project))
+    dimension = None
+    if form.cleaned_data["dimension"]:
+        dimension = next((d for d in dimensions if d.key == form.cleaned_data["dimension"]), None)
+        if dimension is None:
+            return HttpResponseBadRequest(_("This project has no such dimension."))
     result = None
     if chosen["b"]:
         try:
-            result = calibrate(project, chosen["a"], chosen["b"])
+            if dimension is not None:
+                result = calibrate_quality(project, dimension, chosen["a"], chosen["b"])
+            else:
+                result = calibrate(project, chosen["a"], chosen["b"])
         except SourcesError as error:
             return HttpResponseBadRequest(str(error))
     context = {
@@ -274,6 +284,8 @@ def calibration(request: HttpRequest, slug: str) -> HttpResponse:
         "people": people(project),
         "chosen": chosen,
         "result": result,
-        "grades": project.shown_grade_labels,
+        "grades": dimension.shown_labels if dimension else project.shown_grade_labels,
+        "dimensions": dimensions,
+        "dimension": dimension,
     }
     return TemplateResponse(request, "judges/calibration.html", context)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotator.access import get_project_for_user
 from annotator.models import Role
+from web.sections import sections
 
 from .dimensions import add_dimension, change_site_field, project_gain_rule, set_gain_rule
 from .forms import DimensionForm, GainRuleForm, SiteFieldForm
@@ -56,5 +57,7 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
         "forms": forms,
         "rule": project_gain_rule(project),
         "bad_action": action is not None and action not in forms,
+        # What apps above quality add (judges grading a dimension …).
+        "sections": sections("quality_settings", project=project, membership=membership),
     }
     return TemplateResponse(request, "quality/settings.html", context, status=status)

@@ -68,6 +68,9 @@ PAGE_ROLES = {
     "judges:cancel": None,
     "judges:resume": None,
     "judges:pause": None,
+    # Judges grading a quality dimension: owners (the quality settings page's section).
+    "judges:quality_estimate": {"owner"},
+    "judges:quality_start": None,
     "metrics:choose_measures": None,
     "metrics:runs": ALL,
     "metrics:series": LIVE_READERS,
@@ -261,6 +264,8 @@ def test_member_matrix(login, personas, site_objects, persona):
             assert status == 404, (persona, name, status)  # no such job
         elif name == "annotator:document_span_boxes":
             assert status == 400, (persona, name, status)  # access granted; no span given
+        elif name == "judges:quality_estimate":
+            assert status == 400, (persona, name, status)  # access granted; no judge given
         else:
             assert status == 200, (persona, name, status)
 

@@ -243,7 +243,7 @@ class FakeLLM:
 
     @staticmethod
     def grade(passage: str) -> int:
-        found = re.search(r"GRADE=([0-3])", passage)
+        found = re.search(r"GRADE=([0-9])", passage)
         return int(found.group(1)) if found else len(passage) % 4
 
     @staticmethod

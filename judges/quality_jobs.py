@@ -1,0 +1,332 @@
+"""LLM judges grading a quality dimension: one judging job of kind ``quality`` per
+dimension, one pair per document or per site (as the dimension is graded), no query.
+
+The same jobs as for relevance labels (``judges.engine``): the judge's budget, rate limit,
+retries, breaker, counters, failure kinds, pausing, cancelling and resuming. The prompt
+is the dimension's own (``QualityPrompt``; ``prompts.QUALITY_PROMPT`` until an owner
+writes one), kept on the job as sent; the answer is read strictly (a JSON grade, or a
+lone digit, in the dimension's scale; anything else is a failure that writes nothing).
+A grade is written through ``quality.grades.change_quality`` as the judge version's
+pseudo-annotator, so it is the label source ``judge:<slug>@<n>`` with history, never a
+person's. A unit this version has graded already is skipped, as a pair it has judged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from annotator.models import Document, Membership
+from formats.errors import define, gettext_noop
+from quality.grades import QualitySource, change_quality, document_sites
+from quality.models import QualityDimension, QualityGrade
+
+from .client import MissingKey, Outcome
+from .engine import _settle, count_outcome, finish, make_caller, run_calls
+from .models import Failure, JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
+from .prompts import (
+    MAX_PASSAGE_CHARS,
+    QUALITY_PROMPT,
+    language_of,
+    normalise_prompt,
+    quality_template_for,
+    render,
+    unknown_quality_placeholders,
+)
+from .services import JudgeError, estimate_tokens, queue
+
+SITE_DOCUMENTS = 5  # a site is shown by its first documents
+SITE_EXCERPT = 600  # characters of each
+
+SCOPES = ("all", "people")
+NO_VERSION = define("quality_job.no_version", gettext_noop("the judge has no version"))
+BAD_SCOPE = define("quality_job.bad_scope", gettext_noop("scope must be all or people"))
+BAD_MAX = define("quality_job.bad_max", gettext_noop("the number of units is at least 1"))
+UNKNOWN_QUALITY_PLACEHOLDERS = define(
+    "quality_job.unknown_placeholders",
+    gettext_noop("unknown placeholders in the quality prompt: %(names)s"),
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one quality pair grades: a document (pk), or a site."""
+
+    document: int | None = None
+    site: str = ""
+
+    def source(self, documents: dict[int, Document] | None = None) -> QualitySource:
+        if self.document is not None:
+            document = (documents or {}).get(self.document) or Document.objects.get(
+                pk=self.document
+            )
+            return QualitySource(document=document)
+        return QualitySource(site=self.site)
+
+
+def dimension_prompt(dimension: QualityDimension) -> str:
+    """The dimension's own prompt for judges (the default until an owner writes one)."""
+    from .models import QualityPrompt
+
+    found = QualityPrompt.objects.filter(dimension=dimension).values_list("prompt", flat=True)
+    return found.first() or QUALITY_PROMPT
+
+
+def set_dimension_prompt(dimension: QualityDimension, prompt: str) -> str:
+    """Keep ``prompt`` (normalised) as the dimension's; ``JudgeError`` naming unknown
+    placeholders, with nothing written."""
+    from .models import QualityPrompt
+
+    prompt = normalise_prompt(prompt)
+    unknown = unknown_quality_placeholders(prompt)
+    if unknown:
+        raise JudgeError(UNKNOWN_QUALITY_PLACEHOLDERS(names=", ".join(unknown)))
+    if prompt == normalise_prompt(QUALITY_PROMPT):
+        QualityPrompt.objects.filter(dimension=dimension).delete()
+    else:
+        QualityPrompt.objects.update_or_create(dimension=dimension, defaults={"prompt": prompt})
+    return prompt
+
+
+def all_units(dimension: QualityDimension) -> list[Unit]:
+    """Every unit of the dimension in the order of the documents: each document of the
+    project, or each site its documents name (at its first document; documents naming
+    none have no site to grade)."""
+    documents = Document.objects.filter(project_id=dimension.project_id).order_by("pk")
+    if not dimension.per_site:
+        return [Unit(document=pk) for pk in documents.values_list("pk", flat=True)]
+    sites = document_sites(dimension, documents)
+    first = dict.fromkeys(sites[pk] for pk in sorted(sites) if sites[pk])
+    return [Unit(site=site) for site in first]
+
+
+def _key(document_id, site) -> Unit:
+    return Unit(document=document_id) if document_id is not None else Unit(site=site)
+
+
+def graded_by_people(dimension: QualityDimension) -> set[Unit]:
+    pseudo = Membership.objects.filter(project_id=dimension.project_id, is_pseudo=True)
+    rows = (
+        QualityGrade.objects.filter(dimension=dimension)
+        .exclude(annotator_id__in=pseudo.values("user_id"))
+        .values_list("document_id", "site")
+    )
+    return {_key(*row) for row in rows}
+
+
+def graded_by(version, dimension: QualityDimension) -> set[Unit]:
+    """The units this judge version has a grade of on ``dimension``."""
+    rows = QualityGrade.objects.filter(
+        dimension=dimension, annotator=version.annotator
+    ).values_list("document_id", "site")
+    return {_key(*row) for row in rows}
+
+
+@dataclass
+class QualityPlan:
+    """What a quality job will ask, before it starts."""
+
+    judge: Judge
+    dimension: QualityDimension
+    prompt: str
+    scope: str
+    units: list[Unit]  # to grade, people's units first
+    already: int  # units in scope this version has graded (skipped)
+
+    @property
+    def version(self):
+        return self.judge.current
+
+    @property
+    def calls(self) -> int:
+        return min(len(self.units), self.judge.budget)
+
+    def prompt_tokens(self) -> int:
+        prompts = prompts_for(self.dimension, self.prompt, self.units[: self.calls])
+        return sum(estimate_tokens(p) for p in prompts.values())
+
+    @property
+    def max_output_tokens(self) -> int:
+        return self.calls * self.version.max_tokens
+
+
+def plan_quality(
+    judge: Judge,
+    dimension: QualityDimension,
+    *,
+    scope: str = "all",
+    max_units: int | None = None,
+    prompt: str | None = None,
+) -> QualityPlan:
+    """The units to grade: every unit (``all``) or those people graded (``people``, for
+    calibration), people's first either way, without those this version graded; at most
+    ``max_units``. ``prompt``: the dimension's prompt from now on (checked first)."""
+    if judge.current is None:
+        raise JudgeError(NO_VERSION())
+    if scope not in SCOPES:
+        raise JudgeError(BAD_SCOPE())
+    if max_units is not None and max_units < 1:
+        raise JudgeError(BAD_MAX())
+    if prompt is not None:
+        set_dimension_prompt(dimension, prompt)
+    people = graded_by_people(dimension)
+    units = [u for u in all_units(dimension) if scope == "all" or u in people]
+    units.sort(key=lambda u: u not in people)  # stable: people's units first
+    done = graded_by(judge.current, dimension)
+    todo = [u for u in units if u not in done]
+    if max_units is not None:
+        todo = todo[:max_units]
+    return QualityPlan(
+        judge, dimension, dimension_prompt(dimension), scope, todo, len(units) - len(todo)
+    )
+
+
+def start_quality(plan: QualityPlan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
+    """Record the job (one pair per unit, the prompt as it is now) and queue it."""
+    with transaction.atomic():
+        job = JudgeJob.objects.create(
+            version=plan.version,
+            kind=JobKind.QUALITY,
+            dimension=plan.dimension,
+            prompt=plan.prompt,
+            scope=plan.scope,
+            level=plan.dimension.unit,
+            budget=plan.judge.budget,
+            n_pairs=len(plan.units),
+            created_by=created_by,
+        )
+        JudgePair.objects.bulk_create(
+            [JudgePair(job=job, document_id=u.document, site=u.site) for u in plan.units],
+            batch_size=2000,
+        )
+    if enqueue:
+        queue(job)
+    return job
+
+
+def _scale(dimension: QualityDimension) -> str:
+    return "\n".join(f"{grade} = {label}" for grade, label in reversed(dimension.shown_labels))
+
+
+def _metadata(metadata) -> str:
+    return json.dumps(metadata or {}, ensure_ascii=False, sort_keys=True)[:2000]
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + " […]"
+
+
+def prompts_for(dimension: QualityDimension, template: str, units: list[Unit]) -> dict[Unit, str]:
+    """The rendered prompt of every unit: a document's title, metadata and text; a site's
+    name with its first documents (titles, metadata, openings) as its text. The default
+    prompt speaks the language of the text it sends (``prompts.language_of``)."""
+    project = dimension.project
+    documents = Document.objects.filter(project=project)
+    by_pk = documents.filter(pk__in=[u.document for u in units if u.document is not None]).in_bulk()
+    site_documents: dict[str, list[Document]] = {}
+    sites = {u.site for u in units if u.document is None}
+    if sites:
+        chosen = documents.order_by("pk").only("pk", "doc_id", "title", "text", "metadata")
+        for pk, site in document_sites(dimension, documents).items():
+            if site in sites and len(site_documents.setdefault(site, [])) < SITE_DOCUMENTS:
+                site_documents[site].append(pk)
+        wanted = {pk for pks in site_documents.values() for pk in pks}
+        loaded = chosen.filter(pk__in=wanted).in_bulk()
+        site_documents = {s: [loaded[pk] for pk in pks] for s, pks in site_documents.items()}
+    prompts = {}
+    for unit in units:
+        if unit.document is not None:
+            document = by_pk[unit.document]
+            values = {
+                "site": "",
+                "title": document.title,
+                "metadata": _metadata(document.metadata),
+                "text": _cut(document.text, MAX_PASSAGE_CHARS),
+            }
+        else:
+            shown = site_documents.get(unit.site, [])
+            values = {
+                "site": unit.site,
+                "title": "",
+                "metadata": "",
+                "text": _cut(
+                    "\n\n".join(
+                        f"[{d.doc_id}] {d.title}\n{_metadata(d.metadata)}\n"
+                        f"{_cut(d.text, SITE_EXCERPT)}"
+                        for d in shown
+                    ),
+                    MAX_PASSAGE_CHARS,
+                ),
+            }
+        values.update(
+            {
+                "dimension": dimension.name,
+                "scale": _scale(dimension),
+                "max_grade": str(dimension.max_grade),
+                "guidelines": project.guidelines,
+            }
+        )
+        prompts[unit] = render(quality_template_for(template, language_of(values["text"])), values)
+    return prompts
+
+
+def run_quality_job(job: JudgeJob, sleep) -> None:
+    """The worker's part (``judges.engine`` claims the job and calls this)."""
+    dimension = job.dimension
+    pending = list(job.pairs.filter(status=PairStatus.PENDING).order_by("pk"))
+    key = {p.pk: _key(p.document_id, p.site) for p in pending}
+    done = graded_by(job.version, dimension)
+    JudgePair.objects.filter(pk__in=[p.pk for p in pending if key[p.pk] in done]).update(
+        status=PairStatus.SKIPPED
+    )
+    pending = [p for p in pending if key[p.pk] not in done]
+    if not pending:
+        finish(job, JobStatus.DONE)
+        return
+    write = _writer(job, dimension)
+    try:
+        caller = make_caller(job, sleep)
+    except MissingKey as error:
+        for pair in pending:
+            _settle(job, pair, Outcome(failure=Failure.NO_KEY, detail=error.problem), write)
+        finish(job, JobStatus.DONE)
+        return
+    prompts = prompts_for(dimension, job.prompt or QUALITY_PROMPT, [key[p.pk] for p in pending])
+    top = dimension.max_grade
+    run_calls(job, pending, lambda pair: caller.judge(prompts[key[pair.pk]], top), write)
+
+
+def _writer(job: JudgeJob, dimension: QualityDimension):
+    def write(pair: JudgePair, outcome: Outcome) -> None:
+        """The judge's grade (through ``change_quality``), the pair's outcome and the job's
+        counters in one transaction; a failure writes no grade."""
+        with transaction.atomic():
+            if outcome.grade is not None:
+                change_quality(
+                    dimension=dimension,
+                    annotator=job.version.annotator,
+                    source=_key(pair.document_id, pair.site).source(),
+                    grade=outcome.grade,
+                    note=outcome.reason,
+                )
+                pair.status, pair.grade, pair.reason = (
+                    PairStatus.JUDGED,
+                    outcome.grade,
+                    outcome.reason,
+                )
+                pair.confidence = outcome.confidence
+                pair.failure, pair.detail, pair.raw_reply = "", None, ""
+            else:
+                pair.status, pair.failure, pair.detail = (
+                    PairStatus.FAILED,
+                    outcome.failure,
+                    outcome.detail,
+                )
+                pair.raw_reply = outcome.raw
+            fields = ["status", "grade", "reason", "confidence", "failure", "detail", "raw_reply"]
+            pair.save(update_fields=fields)
+            count_outcome(job, pair, outcome)
+
+    return write

@@ -100,7 +100,8 @@ def _table(result) -> dict:
         }
         for r in result.rankings
     ]
-    return {"aspects": aspects, "rankings": rankings}
+    runs = [p.run for p in result.rankings[0].runs] if result.rankings else []
+    return {"aspects": aspects, "rankings": rankings, "ranking_runs": runs}
 
 
 @login_required

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Project
 from numerics.gain import MINIMUM, WEIGHT, GainRule
 
-from .dimensions import check_gain_rule
+from .dimensions import check_gain_rule, dimension_use
 from .models import MAX_SCALE, SOURCE_QUALITY, QualityDimension, QualityUnit
 
 
@@ -187,3 +187,92 @@ class GainRuleForm(forms.Form):
             raise forms.ValidationError(
                 message % {"key": rule.dimension, "top": top, "n": top + 1}
             ) from None
+
+
+class EditDimensionForm(forms.Form):
+    """New names and grade labels for a dimension; its key, scale, unit and grades stay."""
+
+    dimension = forms.ModelChoiceField(
+        label=_("Dimension"), queryset=QualityDimension.objects.none(), to_field_name="key"
+    )
+    name = forms.CharField(label=_("Name"), max_length=80)
+    name_zh = forms.CharField(label=_("Name in Chinese"), max_length=80, required=False)
+    labels = forms.CharField(
+        label=_("Labels"),
+        required=False,
+        help_text=_("One per grade from 0, separated by commas (empty: the grades' numbers)."),
+    )
+    labels_zh = forms.CharField(label=_("Labels in Chinese"), required=False)
+
+    def __init__(self, *args, project: Project, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.project = project
+        self.editing: QualityDimension | None = None
+        self.fields["dimension"].queryset = QualityDimension.objects.filter(project=project)
+
+    def show(self, dimension: QualityDimension) -> None:
+        """Fill the form with ``dimension`` as it is, to be edited."""
+        self.initial = {
+            "dimension": dimension.key,
+            "name": dimension.name,
+            "name_zh": dimension.name_zh,
+            "labels": ", ".join(map(str, dimension.labels)),
+            "labels_zh": ", ".join(map(str, dimension.labels_zh)),
+        }
+        self.fields["dimension"].widget = forms.HiddenInput()
+        self.editing = dimension
+
+    def clean(self) -> dict:
+        data = super().clean()
+        dimension = data.get("dimension")
+        if dimension is not None:
+            top = dimension.max_grade
+            for name in ("labels", "labels_zh"):
+                words = _words(data.get(name) or "")
+                if words and len(words) != top + 1:
+                    self.add_error(
+                        name,
+                        gettext("Give %(n)s labels (grades 0 to %(top)s), or none.")
+                        % {"n": top + 1, "top": top},
+                    )
+                data[name] = words
+        return data
+
+
+class DeleteDimensionForm(forms.Form):
+    """Delete a dimension, confirmed; only one nobody graded and the gain rule does not
+    name (``quality.dimensions.delete_dimension``): grades are never lost with it."""
+
+    dimension = forms.ModelChoiceField(
+        label=_("Dimension"), queryset=QualityDimension.objects.none(), to_field_name="key"
+    )
+    confirm = forms.BooleanField(
+        label=_("Yes, delete this dimension"),
+        help_text=_(
+            "Only a dimension that was never graded can be deleted; a graded one keeps its "
+            "grades and their history (rename it instead)."
+        ),
+    )
+
+    def __init__(self, *args, project: Project, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.project = project
+        self.fields["dimension"].queryset = QualityDimension.objects.filter(project=project)
+
+    def clean_dimension(self) -> QualityDimension:
+        dimension = self.cleaned_data["dimension"]
+        use = dimension_use(dimension)
+        if use.in_gain_rule:
+            raise forms.ValidationError(
+                gettext("The project's gain rule uses %(key)s: choose another rule first.")
+                % {"key": dimension.key}
+            )
+        if use.rows:
+            raise forms.ValidationError(
+                gettext(
+                    "%(key)s has %(grades)d grades and %(rows)d other recorded rows (their "
+                    "history, final grades …): it is kept with them. Rename it instead."
+                )
+                % {"key": dimension.key, "grades": use.grades, "rows": use.total - use.grades}
+            )
+        return dimension

@@ -15,11 +15,41 @@ from annotator.access import get_project_for_user
 from annotator.models import Role
 from web.sections import sections
 
-from .dimensions import add_dimension, change_site_field, project_gain_rule, set_gain_rule
-from .forms import DimensionForm, GainRuleForm, SiteFieldForm
+from .dimensions import (
+    DimensionInUse,
+    add_dimension,
+    change_site_field,
+    delete_dimension,
+    dimension_use,
+    edit_dimension,
+    project_gain_rule,
+    set_gain_rule,
+)
+from .forms import (
+    DeleteDimensionForm,
+    DimensionForm,
+    EditDimensionForm,
+    GainRuleForm,
+    SiteFieldForm,
+)
 from .models import QualityDimension
 
-ACTIONS = {"dimension": DimensionForm, "site": SiteFieldForm, "gain": GainRuleForm}
+# The forms of the page, in its order; "edit" shows once a dimension is chosen (?edit=<key>).
+ACTIONS = {
+    "dimension": DimensionForm,
+    "edit": EditDimensionForm,
+    "site": SiteFieldForm,
+    "gain": GainRuleForm,
+    "delete": DeleteDimensionForm,
+}
+
+
+def _with_use(dimensions) -> list[QualityDimension]:
+    """The dimensions, each with what holds it (``use``: grades, history …, gain rule)."""
+    found = list(dimensions)
+    for dimension in found:
+        dimension.use = dimension_use(dimension)
+    return found
 
 
 @login_required
@@ -33,6 +63,9 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
     }
     if not forms["gain"].is_bound:
         forms["gain"].initial = {"rule": str(project_gain_rule(project))}
+    editing = QualityDimension.objects.filter(project=project, key=request.GET.get("edit") or "")
+    if not forms["edit"].is_bound and editing.exists():
+        forms["edit"].show(editing.get())
     status = 200
     if action is not None:
         form = forms.get(action)
@@ -44,6 +77,16 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
                 add_dimension(project, **data)
             elif action == "site":
                 change_site_field(data["dimension"], data["site_field"], data["site_host"])
+            elif action == "edit":
+                edit_dimension(data.pop("dimension"), **data)
+            elif action == "delete":
+                try:
+                    delete_dimension(data["dimension"])
+                except DimensionInUse:  # graded between the form's check and now
+                    messages.error(request, _("Not deleted: the dimension was graded meanwhile."))
+                    return redirect("quality:settings", slug=slug)
+                messages.success(request, _("Dimension deleted."))
+                return redirect("quality:settings", slug=slug)
             else:
                 set_gain_rule(project, data["rule"])
             messages.success(request, _("Settings saved."))
@@ -53,7 +96,7 @@ def settings(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "project": project,
         "membership": membership,
-        "dimensions": QualityDimension.objects.filter(project=project),
+        "dimensions": _with_use(QualityDimension.objects.filter(project=project)),
         "forms": forms,
         "rule": project_gain_rule(project),
         "bad_action": action is not None and action not in forms,

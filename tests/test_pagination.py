@@ -222,7 +222,8 @@ def test_a_runs_per_query_table_shows_a_page(login, personas, corpus):
 
 
 def _disputed_queries(personas, corpus, n: int, first: int = 0) -> list:
-    from annotator.labels import Evidence, change_label
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
 
     queries = [
         Query.objects.create(project=personas["project"], qid=f"disputed-{i}", text="t")

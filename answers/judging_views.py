@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_label, get_project_for_user
-from annotator.models import Role
+from annotator.models import Query, Role
 
 from . import adjudication, screen
 from .forms import AdjudicationForm, JudgmentForm, UndoForm
@@ -79,6 +79,37 @@ def judge(request: HttpRequest, slug: str):
             "progress": screen.progress(project, request.user, answer.pk),
             **screen.CHOICES,
             **screen.screen(answer, request.user),
+        },
+    )
+
+
+@login_required
+@require_GET
+def judge_side(request: HttpRequest, slug: str):
+    """The answers of every active run to one query side by side, a column each, blind
+    to the run and in this person's order: the first query with an answer the person
+    has not graded, or (``?query=<id>``) the one named. Saves and undo go to each
+    answer's own ``judge_save`` and ``judge_undo``, as on the one-at-a-time screen."""
+    project, membership = _member(request, slug)
+    chosen = request.GET.get("query", "").strip()
+    if chosen and not (chosen.isascii() and chosen.isdigit() and len(chosen) <= 15):
+        return HttpResponseBadRequest(_("Bad query parameter."))
+    pk = int(chosen) if chosen else screen.next_side_by_side_query(project, request.user)
+    if pk is None:
+        return TemplateResponse(
+            request, "answers/judge_done.html", {"project": project, "membership": membership}
+        )
+    query = get_object_or_404(Query, pk=pk, project=project)
+    side = screen.side_by_side(project, request.user, query)
+    return TemplateResponse(
+        request,
+        "answers/judge_side.html",
+        {
+            "project": project,
+            "membership": membership,
+            "side": side,
+            "query": query,
+            **screen.CHOICES,
         },
     )
 

@@ -137,3 +137,56 @@ def screen(answer: Answer, user) -> dict:
         "sentences": sentences,
         "crag": state(Aspect.CRAG, None),
     }
+
+
+# Side by side: the answers of several runs to one query, one column each.
+COLUMN_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def side_by_side_queries(project, user) -> list[int]:
+    """The queries answered by the project's active runs (query pks), in the person's
+    order of answers (by qid)."""
+    order = judging_order(project, user)
+    query_of = dict(Answer.objects.filter(pk__in=order).values_list("pk", "query_id"))
+    return list(dict.fromkeys(query_of[pk] for pk in order))
+
+
+def next_side_by_side_query(project, user) -> int | None:
+    """The first query some of whose answers lack the person's CRAG grade."""
+    pending = next_answer(project, user)
+    if pending is None:
+        return None
+    return Answer.objects.filter(pk=pending).values_list("query_id", flat=True).first()
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One query's answers for one person: ``columns`` (each a ``screen`` dict with its
+    column name, A, B …) in the person's shuffled order — never naming the run;
+    ``position`` (1-based) of the query among ``total``; ``following`` the next query."""
+
+    query: object
+    columns: list[dict]
+    position: int
+    total: int
+    following: int | None
+
+
+def side_by_side(project, user, query) -> SideBySide:
+    """The answers of the active runs to ``query`` as this person judges them side by side,
+    in the order of ``judging_order`` (a stable shuffle per person and answer)."""
+    answers = {
+        a.pk: a
+        for a in Answer.objects.filter(
+            query=query, run__project=project, run__archived_at__isnull=True
+        ).select_related("query", "run")
+    }
+    ordered = sorted(answers, key=lambda pk: _shuffle_key(user.pk, pk))
+    columns = [
+        {"name": COLUMN_NAMES[i % len(COLUMN_NAMES)], **screen(answers[pk], user)}
+        for i, pk in enumerate(ordered)
+    ]
+    queries = side_by_side_queries(project, user)
+    at = queries.index(query.pk) if query.pk in queries else -1
+    following = queries[at + 1] if 0 <= at < len(queries) - 1 else None
+    return SideBySide(query, columns, at + 1, len(queries), following)

@@ -7,6 +7,7 @@ app_name = "answers"
 urlpatterns = [
     path("p/<slug:slug>/answers/", views.dashboard, name="dashboard"),
     path("p/<slug:slug>/answers/judge/", judging_views.judge, name="judge"),
+    path("p/<slug:slug>/answers/judge/side/", judging_views.judge_side, name="judge_side"),
     path("p/<slug:slug>/answers/judge/<int:pk>/save/", judging_views.save, name="judge_save"),
     path("p/<slug:slug>/answers/judge/<int:pk>/undo/", judging_views.undo, name="judge_undo"),
     path("p/<slug:slug>/answers/disputes/", judging_views.disputes, name="disputes"),

@@ -108,6 +108,7 @@ PAGE_ROLES = {
     "answers:calibration": LIVE_READERS,
     # Judging answers: whoever labels (blind to the run).
     "answers:judge": {"owner", "adjudicator", "annotator"},
+    "answers:judge_side": {"owner", "adjudicator", "annotator"},
     "answers:judge_save": None,
     "answers:judge_undo": None,
     "answers:disputes": LEADS,

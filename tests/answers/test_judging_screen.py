@@ -99,3 +99,61 @@ def test_viewers_do_not_judge(answer_run, login):
     assert client.get(reverse("answers:judge", args=["acme"])).status_code == 403
     answer = answer_run["run"].answers.get(query__qid="q1")
     assert save(client, answer, aspect="crag", value=3, version=NO_JUDGMENT).status_code == 403
+
+
+def test_side_by_side_shows_each_runs_answer_blind_in_the_persons_order(
+    answer_run, answer_project, login, tmp_path
+):
+    import re
+
+    from annotator.importing import run_import
+    from answers.judging import Target, change_judgment
+    from answers.screen import _shuffle_key
+
+    from .conftest import simple_line, write_jsonl
+
+    path = write_jsonl(
+        tmp_path / "rival.jsonl",
+        [simple_line("q1", [("Lift comes from wings.", [])]), simple_line("q2", [("Drag.", [])])],
+    )
+    run_import("answers", answer_project["project"], path, options={"name": "rival"})
+    url = reverse("answers:judge_side", args=["acme"])
+    q1 = answer_project["queries"]["q1"]
+    answers = list(q1.answers.all())
+    for person in ("annotator", "annotator2"):
+        user = answer_run[person]
+        client = login(user)
+        body = client.get(url).content.decode()
+        assert f"Query {q1.qid}" in body  # the first query with ungraded answers
+        assert not re.search(r"\bsys\b|rival", body) and "data-run" not in body
+        # A column per answer, in this person's stable shuffle, each saving to its answer.
+        saves = re.findall(r'data-save-url="/p/acme/answers/judge/(\d+)/save/"', body)
+        expected = sorted((a.pk for a in answers), key=lambda pk: _shuffle_key(user.pk, pk))
+        assert [int(pk) for pk in saves] == expected
+        assert re.findall(r'data-column="(\w)"', body) == ["A", "B"]
+        again = client.get(url).content.decode()  # stable across visits
+        assert re.findall(r'data-save-url="([^"]+)"', again) == re.findall(
+            r'data-save-url="([^"]+)"', body
+        )
+    # Once anna has graded both answers to q1, the screen opens on q2.
+    anna = answer_run["annotator"]
+    for answer in answers:
+        change_judgment(answer=answer, annotator=anna, target=Target(Aspect.CRAG), value=2)
+    client = login(anna)
+    body = client.get(url).content.decode()
+    assert "Query q2" in body and "Drag." in body and "Drag slows it." in body
+    # ?query= names one; a bad value is a 400, a query of another project a 404.
+    assert "Flaps raise lift." in client.get(url, {"query": q1.pk}).content.decode()
+    assert client.get(url, {"query": "q1"}).status_code == 400
+    assert client.get(url, {"query": "999999"}).status_code == 404
+    from annotator.models import Query
+
+    stranger = Query.objects.create(project=answer_run["other"], qid="x", text="x")
+    assert client.get(url, {"query": stranger.pk}).status_code == 404
+    # Everything graded: the done page.
+    for answer in answer_project["queries"]["q2"].answers.all():
+        change_judgment(answer=answer, annotator=anna, target=Target(Aspect.CRAG), value=2)
+    assert 'id="judge-done"' in client.get(url).content.decode()
+    # Chinese.
+    zh = client.get(url, {"query": q1.pk}, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "并排评判答案" in zh and "答案 A" in zh and "答案 B" in zh

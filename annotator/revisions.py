@@ -4,8 +4,10 @@ Every writer of labels, adjudications and gold sets calls ``bump`` first in its
 transaction (``annotator.labels``, ``gold.services``, imports, backups); deleting a
 document, query, chunking or chunk (whose labels go by cascade, with no history row)
 bumps it through the signals below and marks the revision a *reset*: the history does
-not say what changed. So caches of what labels derive are keyed by (project, revision)
-and cost one primary-key read to check, whatever the size of other projects.
+not say what changed. A document changed in place (imported again with ``replace``) is
+a reset too: the units labels are mapped onto may have moved. So caches of what labels
+derive are keyed by (project, revision) and cost one primary-key read to check, whatever
+the size of other projects.
 
 Bumping first takes the project row's write lock (PostgreSQL) or the database's (SQLite)
 before any history row is written, so within a project history rows are numbered in the
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.db.models.signals import pre_delete
+from django.db.models.signals import post_save, pre_delete
 from django.dispatch import receiver
 
 from .models import Chunk, Chunking, Document, LabelRevision, Project, Query
@@ -84,6 +86,14 @@ def _once_per_delete(origin, project_id) -> None:
 @receiver(pre_delete, sender=Chunking)
 def _labels_deleted_with(sender, instance, origin=None, **kwargs) -> None:
     _once_per_delete(origin, instance.project_id)
+
+
+@receiver(post_save, sender=Document)
+def _document_replaced(sender, instance, created=False, raw=False, **kwargs) -> None:
+    """A document changed in place (a file imported again with ``replace``, the admin):
+    what its units are may have changed, which the history does not say."""
+    if not created and not raw:
+        bump(instance.project_id, reset=True)
 
 
 @receiver(pre_delete, sender=Chunk)

@@ -23,12 +23,12 @@ from functools import cached_property
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Max
 from django.db.models.functions import Length
 from django.utils.translation import gettext_lazy as _
 
 from annotator.caches import cache
-from annotator.models import Chunk, Chunking, Judgment, Project
+from annotator.models import Chunk, Chunking, ChunkingFigures, Judgment, Project, ProjectFigures
+from annotator.revisions import revision
 from annotator.sources import Sources, resolve_sources
 from numerics.consensus import NO_CONSENSUS, consensus_grades
 from numerics.mapping import MappingPolicy, best_evidence, map_pairs
@@ -177,14 +177,18 @@ def units_for_level(project: Project, level: str) -> Units:
 
 
 def level_units(project: Project, level: str) -> Units:
-    """The units of a level; a chunking's are kept per process while its chunks stay the
-    same (chunks are only ever added or deleted, so their count and newest pk tell)."""
+    """The units of a level, kept per process while they stay the same: documents and
+    chunks are added (their counts, kept by the database, move), deleted or a document
+    replaced in place (each moves the project's revision ``reset``)."""
     if level in (DOCUMENTS, PAGES):
-        return units_for_level(project, level)  # documents can be replaced in place
-    version = Chunk.objects.filter(chunking__project=project, chunking__name=level).aggregate(
-        n=Count("pk"), newest=Max("pk")
-    )
-    key = ("units", project.pk, level, version["n"], version["newest"])
+        rows = ProjectFigures.objects.filter(project_id=project.pk)
+        count = rows.values_list("documents", flat=True).first()
+    else:
+        rows = ChunkingFigures.objects.filter(chunking__project=project, chunking__name=level)
+        count = rows.values_list("chunks", flat=True).first()
+    if count is None:  # no such chunking (an error), or no figures row
+        return units_for_level(project, level)
+    key = ("units", project.pk, project.created_at, level, count, revision(project.pk).reset)
     return cache.get(key, lambda: units_for_level(project, level))
 
 

@@ -20,7 +20,7 @@ from numerics.mapping import MappingPolicy
 
 from .evaluation import Gold
 from .label_state import counted_labels
-from .rankings import cache, lookup, ranked_run
+from .rankings import cache, lookup, ranked_run, run_version
 
 UNJUDGED = "unjudged"
 
@@ -96,8 +96,32 @@ def judged_by_source(gold: Gold) -> dict[str, np.ndarray]:
     return judged
 
 
+@dataclass(frozen=True)
+class _Kept:
+    coverage: Coverage
+    mark: tuple | None
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.coverage.per_query.values())
+
+
 def run_coverage(run, gold: Gold, k: int) -> Coverage:
-    """The run's coverage by source at cutoff ``k`` over the gold's queries."""
+    """The run's coverage by source at cutoff ``k`` over the gold's queries; kept per
+    process with the gold's labels as they were (every dashboard view shows it)."""
+    if gold.origin is None:
+        return _run_coverage(run, gold, k)
+    key = ("coverage", *run_version(run), gold.origin, k)
+    mark = gold.state.mark if gold.state is not None else None
+    kept = cache.peek(key)
+    if kept is not None and kept.mark == mark:
+        return kept.coverage
+    coverage = _run_coverage(run, gold, k)
+    cache.put(key, _Kept(coverage, mark))
+    return coverage
+
+
+def _run_coverage(run, gold: Gold, k: int) -> Coverage:
     ranked = ranked_run(run, gold.units)
     width = max(len(gold.units.ids), 1)
     counts = np.diff(ranked.bounds)

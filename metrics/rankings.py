@@ -23,7 +23,7 @@ import numpy as np
 
 from annotator.caches import cache
 from annotator.models import Chunk, Chunking, Document, Query
-from gold.units import DOCUMENTS, PAGES, Units
+from gold.units import DOCUMENTS, PAGES, Units, level_units
 from numerics.id_order import byte_order_codes
 from numerics.measures import rank_order
 
@@ -169,14 +169,10 @@ def rank_at(run: Run, units: Units) -> RankedRun:
     if run.level == RunLevel.DOCUMENT or run.chunking.name == units.level:
         position, known = lookup(units.pk, item)  # units are ordered by pk
         return RankedRun.from_rows(query[known], position[known], score[known])
-    chunks = np.array(
-        list(
-            Chunk.objects.filter(chunking=run.chunking)
-            .order_by("pk")
-            .values_list("pk", "document_id", "start")
-        ),
-        dtype=np.int64,
-    ).reshape(-1, 3)
+    # The run's chunking as its units (pk order), kept per process: every run over the
+    # same chunking reads it once, not once per run.
+    own = level_units(run.project, run.chunking.name)
+    chunks = np.column_stack([own.pk, own.document, own.start]).astype(np.int64).reshape(-1, 3)
     row, known = lookup(chunks[:, 0], item)
     query, score, row = query[known], score[known], row[known]
     document, start = chunks[row, 1], chunks[row, 2]

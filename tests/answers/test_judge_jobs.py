@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import pytest
 from django.core.management import call_command
@@ -286,3 +287,27 @@ def test_the_readers_read_the_json_asked_for():
     for bad in ('{"support": "yes"}', '{"grade": 2}', '{"support": "full", "x": 1}', "full"):
         with pytest.raises(UnreadableReply):
             read_support(bad)
+
+
+def test_the_judges_judgements_stay_out_of_peoples_agreement_disputes_and_gold(judged):
+    from answers.adjudication import disputes
+    from answers.agreement import aspect_agreement
+    from answers.judging import Target, change_judgment
+    from gold.services import ConsensusPolicy, freeze_gold_set
+
+    run(start_answers(plan_answers(judged["judge"]), enqueue=False))
+    answer = judged["run"].answers.get(query__qid="q1")
+    n3 = judged["nuggets"]["n3"]
+    # anna says n3 is supported; the judge said not: people's figures do not see the judge.
+    change_judgment(
+        answer=answer, annotator=judged["annotator"], target=Target(Aspect.NUGGET, n3.pk), value=2
+    )
+    assert AnswerJudgment.objects.filter(nugget=n3).count() == 2
+    agreement = aspect_agreement(judged["project"], Aspect.NUGGET)
+    assert agreement["annotators"] == [judged["annotator"].username]
+    assert disputes(judged["project"]) == []
+    gold_set = freeze_gold_set(judged["project"], "g", policy=ConsensusPolicy())
+    frozen = set(gold_set.answer_judgments.values_list("annotator", flat=True))
+    assert judged["judge"].current.annotator.username not in frozen
+    # People judged only n3 of q1: no people's nugget score (the judge's n1, n2 are not theirs).
+    assert math.isnan(run_scores(judged["run"]).values["all_strict"][0])

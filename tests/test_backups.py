@@ -78,6 +78,15 @@ def full_project(personas, corpus):
     change_quality(
         dimension=per_document, annotator=arno, source=QualitySource(document=second), grade=1
     )
+    from quality.adjudication import adjudicate_quality
+
+    adjudicate_quality(
+        dimension=per_document,
+        source=QualitySource(document=second),
+        grade=0,
+        reason="stale",
+        by=personas["adjudicator"],
+    )
     run = Run(project=project, name="bm25", level="document", parameters={"k1": 1.2})
     run.set_results(
         np.array([query.pk, query.pk, q2.pk]),
@@ -164,8 +173,15 @@ def picture(project: Project) -> dict:
         (h.dimension.key, h.event, h.site, h.new_grade, h.at)
         for h in QualityHistory.objects.filter(dimension__project=project)
     )
+    from quality.models import QualityAdjudication
+
+    finals = sorted(
+        (a.dimension.key, a.document.doc_id if a.document else a.site, a.grade, a.reason)
+        for a in QualityAdjudication.objects.filter(dimension__project=project)
+    )
     return {
         "quality": quality,
+        "quality_finals": finals,
         "quality_history": quality_history,
         "labels": labels,
         "history": history,
@@ -198,6 +214,7 @@ def manage(env, *args) -> str:
 def test_a_project_travels_to_another_database_and_back_unchanged(full_project, tmp_path):
     before = picture(full_project)
     assert before["labels"] and before["history"] and before["gold"] and before["numbers"]
+    assert before["quality_finals"] == [("fresh", "d2", 0, "stale")]
     exported = tmp_path / "acme.zip"
     call_command("export_project", "acme", "-o", str(exported))
     # Elsewhere: another process, another database (engine), imported and exported again.
@@ -334,11 +351,38 @@ def test_a_project_with_judges_is_restored_beside_itself(full_project, tmp_path)
         api_key_env="ASSAY_JUDGE_KEY_T",
         by_operator=True,
     )
+    # A quality job of the judge, the dimension's own prompt and a lead's final grade.
+    from judges.models import JudgeJob, QualityPrompt
+    from judges.quality_jobs import plan_quality, start_quality
+    from quality.adjudication import adjudicate_quality
+    from quality.models import QualityAdjudication, QualityAdjudicationHistory
+
+    per_site = QualityDimension.objects.get(project=full_project, key="source_quality")
+    prompt = "Grade {{site}} on {{dimension}}: {{scale}}"
+    fresh = QualityDimension.objects.get(project=full_project, key="fresh")
+    start_quality(plan_quality(judge, fresh, prompt=prompt), enqueue=False)
+    adjudicate_quality(
+        dimension=per_site,
+        source=QualitySource(site="gov"),
+        grade=2,
+        by=full_project.memberships.first().user,
+    )
     exported = tmp_path / "acme.zip"
     call_command("export_project", "acme", "-o", str(exported))
     call_command("import_project", str(exported), "--slug", "acme-restored")
     restored = Project.objects.get(slug="acme-restored")
     copy = JudgeVersion.objects.get(judge__project=restored)
+    restored_dimension = QualityDimension.objects.get(project=restored, key="source_quality")
+    restored_fresh = QualityDimension.objects.get(project=restored, key="fresh")
+    job = JudgeJob.objects.get(version=copy)
+    assert (job.kind, job.dimension, job.prompt) == ("quality", restored_fresh, prompt)
+    assert sorted(p.document.doc_id for p in job.pairs.all()) == ["d1", "d2"]
+    assert {p.document.project for p in job.pairs.all()} == {restored}
+    assert QualityPrompt.objects.get(dimension=restored_fresh).prompt == prompt
+    final = QualityAdjudication.objects.get(dimension=restored_dimension)
+    assert (final.site, final.grade) == ("gov", 2)
+    assert QualityAdjudication.objects.filter(dimension__project=restored).count() == 2
+    assert QualityAdjudicationHistory.objects.filter(dimension=restored_dimension).count() == 1
     assert copy.annotator.username == "judge-acme-restored-gpt-v1"
     assert judge.current.annotator.username == "judge-acme-gpt-v1"
     assert restored.memberships.filter(user=copy.annotator, is_pseudo=True).exists()

@@ -8,8 +8,8 @@ reads whole runs and qrels into numpy arrays (TREC through ``trec``'s vectorised
 ``line N: reason`` through one ``LineErrors`` and raised as one ``FileRejected``.
 """
 
-from .agreement import read_agreement_labels
-from .arrays import Judged, Ranked, read_qrels, read_run
+from .agreement_files import read_agreement_labels
+from .arrays import Qrels, Ranked, read_qrels, read_run
 from .errors import MAX_REPORTED, BadLine, FileRejected, LineErrors
 from .files import FORMATS, check_file, detect_format
 from .ids import Encoded, encode, factorize
@@ -32,8 +32,8 @@ __all__ = [
     "BadLine",
     "Encoded",
     "FileRejected",
-    "Judged",
     "LineErrors",
+    "Qrels",
     "Ranked",
     "Row",
     "RowSource",

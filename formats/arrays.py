@@ -56,7 +56,7 @@ class Ranked:
 
 
 @dataclass(frozen=True)
-class Judged:
+class Qrels:
     """Rows of qrels: query ``qids[query[i]]`` judged ``items[item[i]]`` with ``grade[i]``."""
 
     qids: np.ndarray
@@ -128,7 +128,7 @@ def read_qrels(
     *,
     errors: LineErrors | None = None,
     max_bytes: int | None = None,
-) -> Judged:
+) -> Qrels:
     """A qrels file (TREC, JSONL gold lines, CSV or XLSX) as arrays; a repeated
     (qid, item) is a bad line. ``errors`` as for ``read_run``."""
     path = Path(path)
@@ -163,7 +163,7 @@ def read_qrels(
     except FileRejected as rejected:
         rejected.source = rejected.source or path.name
         raise
-    return Judged(qids, items, query[keep], item_code[keep], grade[keep], line[keep])
+    return Qrels(qids, items, query[keep], item_code[keep], grade[keep], line[keep])
 
 
 def run_format(path: Path | str, fmt: str | None = None) -> str:

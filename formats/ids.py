@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .arrays import Judged, Ranked
+    from .arrays import Qrels, Ranked
 
 
 def factorize(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -72,9 +72,9 @@ class Encoded:
     in_run: np.ndarray
 
 
-def encode(judged: Judged, ranked: Ranked) -> Encoded:
+def encode(qrels: Qrels, ranked: Ranked) -> Encoded:
     """Code ids as integers shared by both files; run rows of unjudged queries are left out."""
-    qids = judged.qids
+    qids = qrels.qids
     position = np.searchsorted(qids, ranked.qids)
     position_safe = np.minimum(position, max(qids.size - 1, 0))
     known_qid = (
@@ -84,7 +84,7 @@ def encode(judged: Judged, ranked: Ranked) -> Encoded:
     )
     known = known_qid[ranked.query] if ranked.query.size else np.zeros(0, dtype=bool)
     run_query = position_safe[ranked.query][known]
-    items = np.union1d(judged.items, ranked.items)
+    items = np.union1d(qrels.items, ranked.items)
     in_run = np.zeros(qids.size, dtype=bool)
     in_run[run_query] = True
     return Encoded(
@@ -92,8 +92,8 @@ def encode(judged: Judged, ranked: Ranked) -> Encoded:
         run_query=run_query.astype(np.int64),
         run_item=np.searchsorted(items, ranked.items)[ranked.item][known].astype(np.int64),
         run_score=ranked.score[known],
-        qrel_query=judged.query,
-        qrel_item=np.searchsorted(items, judged.items)[judged.item].astype(np.int64),
-        qrel_grade=judged.grade,
+        qrel_query=qrels.query,
+        qrel_item=np.searchsorted(items, qrels.items)[qrels.item].astype(np.int64),
+        qrel_grade=qrels.grade,
         in_run=in_run,
     )

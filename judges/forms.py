@@ -14,7 +14,7 @@ from .models import Judge, Scope
 from .prompts import unknown_placeholders
 
 
-class JudgeForm(forms.ModelForm):
+class JudgeSettingsForm(forms.ModelForm):
     base_url = forms.URLField(
         max_length=500,
         assume_scheme="https",

@@ -24,7 +24,7 @@ from web.htmx import for_htmx
 from web.pages import page_of
 
 from .calibration import calibrate, calibrate_quality
-from .forms import CalibrationForm, JobForm, JudgeForm
+from .forms import CalibrationForm, JobForm, JudgeSettingsForm
 from .models import Judge, JudgeJob, PairStatus
 from .prompts import DEFAULT_PROMPT
 from .services import (
@@ -85,7 +85,7 @@ def judge_list(request: HttpRequest, slug: str) -> HttpResponse:
     form = None
     if owner:
         data = request.POST if request.method == "POST" else None
-        form = JudgeForm(
+        form = JudgeSettingsForm(
             data, project=project, initial={"prompt": DEFAULT_PROMPT, "max_tokens": 200}
         )
         if request.method == "POST" and form.is_valid():
@@ -117,7 +117,7 @@ def judge_list(request: HttpRequest, slug: str) -> HttpResponse:
 @answers_bad_parameters
 def judge_detail(request: HttpRequest, slug: str, judge_pk: int) -> HttpResponse:
     judge, project, membership = _get_judge_for_user(request, slug, judge_pk)
-    form = JudgeForm(request.POST or None, instance=judge, project=project)
+    form = JudgeSettingsForm(request.POST or None, instance=judge, project=project)
     if request.method == "POST" and form.is_valid():
         before = judge.current.number if judge.current else 0
         try:

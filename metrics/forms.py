@@ -229,7 +229,7 @@ class MeasureChoiceForm(forms.Form):
         return data
 
 
-class JudgeForm(forms.Form):
+class DrilldownGradeForm(forms.Form):
     """A grade given in the drill-down, with the seconds spent (as the labelling screen
     reports them)."""
 

@@ -15,7 +15,7 @@ from formats import read_qrels
 from numerics.comparison import SEED, compare
 from numerics.measures.trec_eval import Column, summarise, values
 
-from .trec_files import judge_run
+from .trec_files import join_run
 
 FORMATS = ("text", "json", "csv", "latex")
 # Markers after a value: significantly different from the baseline after Holm's correction.
@@ -58,8 +58,8 @@ def compare_files(
     comparison of the pages and the API (``numerics.comparison.compare``: queries in
     canonical order, the same seed) against run ``baseline``."""
     columns = per_query_columns(columns)
-    judged = read_qrels(qrels_path)
-    runs = [judge_run(judged, path) for path in run_paths]
+    qrels = read_qrels(qrels_path)
+    runs = [join_run(qrels, path) for path in run_paths]
     files = [RunFile(Path(p).name) for p in run_paths]
     per_run = [values(run.rows, columns, rel) for run in runs]
     names = [c.name for c in columns]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from formats import FileRejected, Judged, LineErrors, encode, factorize, read_qrels, read_run
+from formats import FileRejected, LineErrors, Qrels, encode, factorize, read_qrels, read_run
 from formats.arrays import RUN_LAYOUTS, run_format
 from formats.columnar import RunFrame, read_trec_run
 from formats.errors import LINE, define, gettext_noop
@@ -45,7 +45,7 @@ ZSCORE_LINE = define(
 
 
 @dataclass(frozen=True)
-class JudgedRun:
+class JoinedRun:
     """A run file joined with a qrels file: the qrels' queries (``qids``, byte order),
     which of them the run answers, the judged rows and the run's tag."""
 
@@ -55,21 +55,21 @@ class JudgedRun:
     runid: str
 
 
-def judge_files(qrels_path: str | Path, run_path: str | Path) -> JudgedRun:
+def join_files(qrels_path: str | Path, run_path: str | Path) -> JoinedRun:
     """Read and join two files; a file that cannot be read, or a run that answers no query
     of the qrels, raises ``FileRejected``."""
-    return judge_run(read_qrels(qrels_path), run_path)
+    return join_run(read_qrels(qrels_path), run_path)
 
 
-def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
+def join_run(qrels: Qrels, run_path: str | Path) -> JoinedRun:
     """A run file joined with qrels already read (``compare`` reads them once). A TREC or
     TSV run (a path or ``-``, plain or gzip) is read as a ``RunFrame`` (no global ordering
     of ids), JSONL, JSON, CSV and XLSX row by row; both give the same rows."""
     fmt = run_format(run_path)
     if fmt in RUN_LAYOUTS:
-        return judge_frame(judged, read_trec_run(run_path, RUN_LAYOUTS[fmt]), run_path)
+        return join_frame(qrels, read_trec_run(run_path, RUN_LAYOUTS[fmt]), run_path)
     ranked = read_run(run_path, fmt)
-    encoded = encode(judged, ranked)
+    encoded = encode(qrels, ranked)
     if not encoded.in_run.any():
         raise _no_common_query(run_path)
     rows = judged_rows(
@@ -81,7 +81,7 @@ def judge_run(judged: Judged, run_path: str | Path) -> JudgedRun:
         qrel_grade=encoded.qrel_grade,
         n_queries=len(encoded.qids),
     )
-    return JudgedRun(encoded.qids, encoded.in_run, rows, ranked.tag)
+    return JoinedRun(encoded.qids, encoded.in_run, rows, ranked.tag)
 
 
 def read_zscores(path: str | Path) -> dict[str, dict[str, tuple[float, float]]]:
@@ -109,7 +109,7 @@ def read_zscores(path: str | Path) -> dict[str, dict[str, tuple[float, float]]]:
 
 
 def trec_eval_lines(
-    judged: JudgedRun,
+    joined: JoinedRun,
     columns: list[Column],
     *,
     level: int = 1,
@@ -127,21 +127,21 @@ def trec_eval_lines(
     turns every value into a z-score (``-Z``). With ``-c``, trec_eval's ``num_rel``
     summary counts every judgment above grade 0 whatever the level (``m_num_rel.c``);
     so does this."""
-    kept = np.ones(len(judged.qids), dtype=bool) if complete else judged.in_run
-    rows = restricted(judged.rows, max_per_topic=max_per_topic, judged_only=judged_only)
-    per_query = values(rows, columns, level, collection=collection, answered=judged.in_run)
+    kept = np.ones(len(joined.qids), dtype=bool) if complete else joined.in_run
+    rows = restricted(joined.rows, max_per_topic=max_per_topic, judged_only=judged_only)
+    per_query = values(rows, columns, level, collection=collection, answered=joined.in_run)
     overrides = {}
     if zscores is not None:
-        per_query = zscored(columns, per_query, judged.qids, zscores)
+        per_query = zscored(columns, per_query, joined.qids, zscores)
     elif complete:
-        overrides["num_rel"] = float(np.count_nonzero(judged.rows.qrel_grade > 0))
+        overrides["num_rel"] = float(np.count_nonzero(joined.rows.qrel_grade > 0))
     return list(
         report_lines(
             columns,
             per_query,
-            judged.qids,
+            joined.qids,
             kept,
-            runid=judged.runid,
+            runid=joined.runid,
             queries=queries,
             summary=summary,
             overrides=overrides,
@@ -150,16 +150,16 @@ def trec_eval_lines(
     )
 
 
-def evaluate_judged(
-    judged: JudgedRun, columns: list[Column], *, rel: int = 1, run_queries_only: bool = False
+def evaluate_joined(
+    joined: JoinedRun, columns: list[Column], *, rel: int = 1, run_queries_only: bool = False
 ) -> dict:
     """``{"mean": {m: v}, "sum": {count: v}, "per_query": {qid: {m: v}}}``: means over
     every qrels query (a query missing from the run counting 0, trec_eval -c) unless
     ``run_queries_only``; counts are also summed, as trec_eval's ``all`` line shows them;
     ``gm_map``'s mean is geometric."""
     columns = [c for c in columns if c.summary != "runid"]
-    kept = judged.in_run if run_queries_only else np.ones(len(judged.qids), dtype=bool)
-    per_query = values(judged.rows, columns, rel)
+    kept = joined.in_run if run_queries_only else np.ones(len(joined.qids), dtype=bool)
+    per_query = values(joined.rows, columns, rel)
     mean, total = {}, {}
     for column in columns:
         if column.summary == "sum":
@@ -173,7 +173,7 @@ def evaluate_judged(
         "mean": mean,
         "sum": total,
         "per_query": {
-            judged.qids[i]: {c.name: float(per_query[c.name][i]) for c in shown}
+            joined.qids[i]: {c.name: float(per_query[c.name][i]) for c in shown}
             for i in np.flatnonzero(kept).tolist()
         },
     }
@@ -182,16 +182,16 @@ def evaluate_judged(
 @dataclass(frozen=True)
 class GroupedRun:
     """A run judged by several judgment groups (trec_eval's ``qrels_jg``): one
-    ``JudgedRun`` per group (its own queries), and over every query of any group
+    ``JoinedRun`` per group (its own queries), and over every query of any group
     (``qids``, byte order) which the run answers."""
 
     qids: list[str]
     in_run: np.ndarray
-    groups: list[JudgedRun]
+    groups: list[JoinedRun]
     runid: str
 
 
-def judge_group_files(qrels_path: str | Path, run_path: str | Path) -> GroupedRun:
+def join_group_files(qrels_path: str | Path, run_path: str | Path) -> GroupedRun:
     """A ``qrels_jg`` file (``qid group docid grade``: each group judges on its own)
     and a run: the run joined with each group's judgments."""
     (qid, group, item, grade_text), line = read_table(qrels_path, "qrels_jg")
@@ -207,22 +207,22 @@ def judge_group_files(qrels_path: str | Path, run_path: str | Path) -> GroupedRu
         raise FileRejected([RUN_FOR_GROUPS()], source=Path(run_path).name)
     all_qids, _ = factorize(qid)
     in_run = np.zeros(all_qids.size, dtype=bool)
-    judged_groups = []
+    joined_groups = []
     for name in np.unique(group).tolist():
         mine = group == name
         qids, query = factorize(qid[mine])
         items, item_code = factorize(item[mine])
-        judged = Judged(qids, items, query, item_code, grade[mine], line[mine])
+        qrels = Qrels(qids, items, query, item_code, grade[mine], line[mine])
         try:
-            joined = judge_frame(judged, frame, run_path)
+            joined = join_frame(qrels, frame, run_path)
         except FileRejected:
             continue  # no query of this group in the run
-        judged_groups.append(joined)
+        joined_groups.append(joined)
         in_run[np.searchsorted(all_qids, qids[joined.in_run])] = True
     if not in_run.any():
         raise _no_common_query(run_path)
     names = [q.decode() for q in all_qids]
-    return GroupedRun(names, in_run, judged_groups, frame.tag)
+    return GroupedRun(names, in_run, joined_groups, frame.tag)
 
 
 def group_lines(
@@ -280,7 +280,7 @@ class PreferenceRun:
     runid: str
 
 
-def judge_preference_files(prefs_path: str | Path, run_path: str | Path, fmt: str) -> PreferenceRun:
+def join_preference_files(prefs_path: str | Path, run_path: str | Path, fmt: str) -> PreferenceRun:
     """A ``prefs`` file (``qid group subgroup docid level``) or, with ``fmt``
     "qrels_prefs", a qrels file read as preferences (``qid group docid grade``: one
     subgroup per group), and a run. The run is ranked as ``form_prefs_counts.c`` ranks
@@ -363,35 +363,35 @@ def _no_common_query(run_path: str | Path) -> FileRejected:
     return FileRejected([NO_COMMON_QUERY()], source=Path(run_path).name)
 
 
-def judge_frame(judged: Judged, frame: RunFrame, run_path: str | Path) -> JudgedRun:
+def join_frame(qrels: Qrels, frame: RunFrame, run_path: str | Path) -> JoinedRun:
     """A run's frame joined with the qrels by hash (``RunFrame.matches``)."""
-    n_queries = judged.qids.size
-    at = np.minimum(np.searchsorted(judged.qids, frame.qids), max(n_queries - 1, 0))
-    known = judged.qids[at] == frame.qids if n_queries else np.zeros(frame.qids.size, bool)
-    # Queries the qrels lack keep distinct negative codes (their rows are never judged).
+    n_queries = qrels.qids.size
+    at = np.minimum(np.searchsorted(qrels.qids, frame.qids), max(n_queries - 1, 0))
+    known = qrels.qids[at] == frame.qids if n_queries else np.zeros(frame.qids.size, bool)
+    # Queries the qrels lack keep distinct negative codes (their rows are never qrels).
     code = np.where(known, at, -1 - np.arange(frame.qids.size)).astype(np.int32)
     query = code[frame.query]
     in_run = np.zeros(n_queries, dtype=bool)
     in_run[code[code >= 0]] = True
     if not in_run.any():
         raise _no_common_query(run_path)
-    rows, qrel = frame.matches(query, judged.query, _qrel_ids(judged))
+    rows, qrel = frame.matches(query, qrels.query, _qrel_ids(qrels))
     judged_rows_ = judged_rows_of_run(
         query=query,
         score=frame.score,
         judged_row=rows,
         judged_qrel=qrel,
-        qrel_query=judged.query,
-        qrel_grade=judged.grade,
+        qrel_query=qrels.query,
+        qrel_grade=qrels.grade,
         n_queries=n_queries,
         tie_codes=frame.tie_codes,
     )
-    return JudgedRun([q.decode() for q in judged.qids], in_run, judged_rows_, frame.tag)
+    return JoinedRun([q.decode() for q in qrels.qids], in_run, judged_rows_, frame.tag)
 
 
-def _qrel_ids(judged: Judged):
+def _qrel_ids(qrels: Qrels):
     """The id of every qrels row, as polars strings (the columnar reader's ids)."""
     import polars as pl
 
-    names = pl.Series([i.decode() for i in judged.items.tolist()], dtype=pl.String)
-    return names.gather(judged.item)
+    names = pl.Series([i.decode() for i in qrels.items.tolist()], dtype=pl.String)
+    return names.gather(qrels.item)

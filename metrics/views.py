@@ -54,7 +54,7 @@ from .evaluation import (
 )
 from .forms import (
     DashboardForm,
-    JudgeForm,
+    DrilldownGradeForm,
     MeasureChoiceForm,
     SourceRankingForm,
     dashboard_form,
@@ -257,7 +257,7 @@ def judge(request: HttpRequest, slug: str, pk: int, qid: str) -> HttpResponse:
     if not (can_label(membership) and reads_live_grades(membership)):
         raise PermissionDenied(_("Your role does not grade from drill-downs."))
     query = get_object_or_404(Query, project=project, qid=qid)
-    form, grade_form = _valid_form(request, membership), JudgeForm(request.POST)
+    form, grade_form = _valid_form(request, membership), DrilldownGradeForm(request.POST)
     if form is None or not grade_form.is_valid():
         return HttpResponseBadRequest(_("Bad grade."))
     if form.cleaned_data["gold"] is not None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from metrics.trec_files import judge_files
+from metrics.trec_files import join_files
 from numerics.measures.trec_eval import columns_for, values
 from numerics.significance import against_baseline
 
@@ -47,7 +47,7 @@ def test_json_holds_the_same_tests_as_the_web_comparison():
     assert result["queries"] == 225
     for measure in ("map", "nDCG@10"):
         (column,) = columns_for(measure)
-        per_run = [values(judge_files(QRELS, r).rows, [column], 1)[measure] for r in RUNS]
+        per_run = [values(join_files(QRELS, r).rows, [column], 1)[measure] for r in RUNS]
         expected = against_baseline(per_run[2], per_run[:2])
         for run, test in zip(RUNS[:2], expected, strict=True):
             cell = result["runs"][run.name][measure]

@@ -169,13 +169,13 @@ def test_the_checker_sees_imports_and_names_against_the_grain():
     source = (
         "def f():\n"
         "    from gold.models import GoldSet\n"
-        "    return GoldSet, 'annotator.Project', 'metrics.trec_files.judge_files',"
+        "    return GoldSet, 'annotator.Project', 'metrics.trec_files.join_files',"
         " 'gold.jsonl', 'answers.not_answer'\n"
     )
     assert imports(module, source) == {"gold.models"}
     assert named_in_strings(module, source) == {
         "annotator.Project",
-        "metrics.trec_files.judge_files",
+        "metrics.trec_files.join_files",
     }
     assert not allowed("web", "gold") and not allowed("web", "annotator")
 

@@ -14,7 +14,7 @@ import pytest
 import pytrec_eval
 from django.core.management import CommandError, call_command
 
-from numerics.measures.trec_eval import OFFICIAL, trec_columns
+from numerics.measures.trec_eval import OFFICIAL, measure_columns_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,7 +122,7 @@ def test_official_is_the_default_with_trec_evals_names(hand):
     cutoffs = [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
     assert names == OFFICIAL[:10] + levels + cutoffs
     assert trec_eval("-m", "official", *hand) == trec_eval(*hand)
-    all_trec = [c.name for c in trec_columns(["all_trec"])]
+    all_trec = [c.name for c in measure_columns_of(["all_trec"])]
     assert "Rprec_mult_0.20" in all_trec and "set_F" in all_trec and "11pt_avg" in all_trec
 
 

@@ -108,7 +108,7 @@ class StatusForm(forms.Form):
         return data
 
 
-class JudgeForm(forms.Form):
+class LabelChangeForm(forms.Form):
     """One label change: a grade (and maybe a note) on one piece of evidence, or undo."""
 
     # keep: a note on evidence not graded yet, kept until its first grade

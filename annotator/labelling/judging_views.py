@@ -25,7 +25,7 @@ from ..labels import LabelChange, LabelConflict, NothingToUndo, change_label, ke
 from ..models import Granularity
 from ..screen_parts import undo_elsewhere
 from .cards import chunk_cards, document_results, own_row
-from .forms import EvidenceFragmentForm, JudgeForm
+from .forms import EvidenceFragmentForm, LabelChangeForm
 from .pieces import describe
 from .screen import Screen, bad_request, member_view, text_error
 
@@ -56,7 +56,7 @@ def label_query_judge(request: HttpRequest, screen: Screen) -> HttpResponse:
     if request.method == "GET":
         return _evidence_fragment(request, screen)
     screen.require_labeller()
-    form = JudgeForm(request.POST)
+    form = LabelChangeForm(request.POST)
     if not form.is_valid():
         return bad_request(form)
     data = form.cleaned_data

@@ -1,6 +1,6 @@
 """trec_eval's names, parameters, defaults, averaging and output over the measure registry.
 
-``trec_columns(["map", "P.5,10"])`` turns trec_eval's ``-m`` arguments into ``Column``s,
+``measure_columns_of(["map", "P.5,10"])`` turns trec_eval's ``-m`` arguments into ``Column``s,
 one per printed line, in trec_eval's order (``measures.c``), each backed by a registry
 measure (``map`` → AP, ``P_5`` → P@5, ``iprec_at_recall_0.10`` → IPrec@0.1 …) or, for
 ``Rprec_mult`` and ``11pt_avg``, computed here from the same judged rows.
@@ -236,7 +236,7 @@ def _columns(name: str, raw: str | None) -> list[Column]:
     return [Column(printed, None, special=name, levels=params)]  # 11pt_avg, utility, …
 
 
-def trec_columns(specs: list[str]) -> list[Column]:
+def measure_columns_of(specs: list[str]) -> list[Column]:
     """trec_eval's ``-m`` arguments (``map``, ``P.5,10``, ``official``, ``all_trec``…) as
     columns in trec_eval's printing order; no argument means ``official``. As in
     trec_eval, the first parameters given for a measure win. An unknown or unsupported
@@ -272,7 +272,7 @@ def columns_for(name: str) -> list[Column]:
             raise ValueError(f"{error}; or a trec_eval name: {supported()}") from None
         if printed:
             return [_single(c, name) for c in _columns(base, printed["p"])]
-        return trec_columns([name])
+        return measure_columns_of([name])
     integer = measure.family in COUNT_FAMILIES
     return [Column(name, measure, "sum" if integer else "mean", integer=integer)]
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from formats import LineErrors, encode, read_qrels, read_run
 from formats.columnar import read_trec_run
-from metrics.trec_files import judge_frame
+from metrics.trec_files import join_frame
 from numerics.measures.ranking import judged_rows
 
 QID = st.sampled_from(["q1", "q2", "q10", "q9", "x"])  # x is in no qrels
@@ -54,7 +54,7 @@ def test_columnar_and_checked_readers_give_the_same_rows(
     in_run, expected = _checked(folder / "qrels", folder / "run")
     if not in_run.any():
         return
-    got = judge_frame(read_qrels(folder / "qrels"), read_trec_run(folder / "run"), "run")
+    got = join_frame(read_qrels(folder / "qrels"), read_trec_run(folder / "run"), "run")
     assert np.array_equal(got.in_run, in_run)
     for field in ("query", "rank", "grade", "n_ret", "qrel_query", "qrel_grade"):
         assert np.array_equal(getattr(got.rows, field), getattr(expected, field)), field

@@ -13,9 +13,9 @@ from numerics.measures.trec_eval import (
     columns_for,
     expand_measures,
     measure_column,
+    measure_columns_of,
     report_lines,
     summarise,
-    trec_columns,
     values,
 )
 
@@ -88,7 +88,7 @@ def test_trec_eval_names_and_ir_measures_names_give_identical_values(rows, rel):
 @settings(max_examples=100, deadline=None)
 @given(collections(), st.integers(1, 3), st.data())
 def test_counts_are_summed_on_the_all_line(rows, rel, data):
-    columns = trec_columns(["all_trec"])
+    columns = measure_columns_of(["all_trec"])
     kept = np.array(
         data.draw(st.lists(st.booleans(), min_size=rows.n_queries, max_size=rows.n_queries)),
         dtype=bool,
@@ -113,7 +113,7 @@ def test_counts_are_summed_on_the_all_line(rows, rel, data):
 def test_layout_order_and_names():
     names = [
         c.name
-        for c in trec_columns(
+        for c in measure_columns_of(
             ["ndcg_cut.10", "map", "iprec_at_recall.0.5", "Rprec_mult.2", "P.20,5", "set_F.0.5"]
         )
     ]
@@ -127,15 +127,15 @@ def test_layout_order_and_names():
         "ndcg_cut_10",
         "set_F_0.5",
     ]
-    assert [c.name for c in trec_columns(["P.5", "P.10"])] == ["P_5"]  # the first wins
+    assert [c.name for c in measure_columns_of(["P.5", "P.10"])] == ["P_5"]  # the first wins
     with pytest.raises(ValueError, match="unsupported trec_eval measure 'yaap'; supported: runid"):
-        trec_columns(["yaap"])
+        measure_columns_of(["yaap"])
 
 
 @settings(max_examples=100, deadline=None)
 @given(collections(), st.integers(1, 3))
 def test_ndcg_with_its_gains_given_as_the_grades_is_ndcg(rows, rel):
-    plain, given_gains = trec_columns(["ndcg"])[0], trec_columns(["ndcg.1=1,2=2"])[0]
+    plain, given_gains = measure_columns_of(["ndcg"])[0], measure_columns_of(["ndcg.1=1,2=2"])[0]
     assert given_gains.name == "ndcg_1=1,2=2"
     ours = values(rows, [plain, given_gains], rel)
     assert np.allclose(ours["ndcg"], ours["ndcg_1=1,2=2"], rtol=1e-12, atol=1e-12)
@@ -144,7 +144,7 @@ def test_ndcg_with_its_gains_given_as_the_grades_is_ndcg(rows, rel):
 @settings(max_examples=100, deadline=None)
 @given(collections(), st.integers(1, 3))
 def test_ranked_list_measures_by_their_definitions(rows, rel):
-    columns = trec_columns(["relative_P.1,3", "unj.2", "set_relative_P", "binG", "utility"])
+    columns = measure_columns_of(["relative_P.1,3", "unj.2", "set_relative_P", "binG", "utility"])
     ours = values(rows, columns, rel)
     start = np.r_[0, np.cumsum(rows.n_ret)]
     for q in range(rows.n_queries):

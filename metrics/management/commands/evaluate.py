@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 
 from metrics.file_commands import FileCommand
 from metrics.nugget_files import evaluate_nugget_files
-from metrics.trec_files import evaluate_judged, judge_files
+from metrics.trec_files import evaluate_joined, join_files
 from numerics.measures.trec_eval import columns_for
 from numerics.nuggets import is_nugget_measure, parse_nugget_measure
 
@@ -65,8 +65,8 @@ class Command(FileCommand):
         columns = [c for c in columns if c.summary != "runid"]
         result = {"mean": {}, "sum": {}, "per_query": {}}
         if columns:
-            result = evaluate_judged(
-                judge_files(options["qrels"], options["run"]),
+            result = evaluate_joined(
+                join_files(options["qrels"], options["run"]),
                 columns,
                 rel=options["rel"],
                 run_queries_only=options["run_queries_only"],

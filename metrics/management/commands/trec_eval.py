@@ -12,14 +12,14 @@ from django.core.management.base import CommandError, CommandParser
 from metrics.file_commands import FileCommand, assay_version
 from metrics.trec_files import (
     group_lines,
-    judge_files,
-    judge_group_files,
-    judge_preference_files,
+    join_files,
+    join_group_files,
+    join_preference_files,
     preference_lines,
     read_zscores,
     trec_eval_lines,
 )
-from numerics.measures.trec_eval import GROUP_MEASURES, supported, trec_columns
+from numerics.measures.trec_eval import GROUP_MEASURES, measure_columns_of, supported
 
 TREC_EVAL_VERSION = "10.0"
 
@@ -165,7 +165,7 @@ class Command(FileCommand):
             raise CommandError(
                 f"Illegal retrieval results format {options['results_format']!r}; use trec_results"
             )
-        columns = trec_columns(options["measures"])
+        columns = measure_columns_of(options["measures"])
         if options["rel_format"] == "qrels_jg":
             return self._groups(columns, options)
         if options["rel_format"] in ("prefs", "qrels_prefs"):
@@ -176,10 +176,10 @@ class Command(FileCommand):
                 f"{', '.join(wrong)}: preference measures need -R prefs or -R qrels_prefs"
             )
         zscores = read_zscores(options["zscores"]) if options["zscores"] else None
-        judged = judge_files(options["qrels"], options["run"])
+        joined = join_files(options["qrels"], options["run"])
         self.write_lines(
             trec_eval_lines(
-                judged,
+                joined,
                 columns,
                 level=options["level"],
                 complete=bool(options["complete"]),
@@ -204,7 +204,7 @@ class Command(FileCommand):
             )
         if options["zscores"]:
             raise CommandError(f"-Z is not offered with -R {options['rel_format']}")
-        prefs = judge_preference_files(options["qrels"], options["run"], options["rel_format"])
+        prefs = join_preference_files(options["qrels"], options["run"], options["rel_format"])
         self.write_lines(
             preference_lines(
                 prefs,
@@ -230,7 +230,7 @@ class Command(FileCommand):
             )
         if options["zscores"]:
             raise CommandError("-Z is not offered with -R qrels_jg")
-        grouped = judge_group_files(options["qrels"], options["run"])
+        grouped = join_group_files(options["qrels"], options["run"])
         self.write_lines(
             group_lines(
                 grouped,

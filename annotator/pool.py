@@ -9,8 +9,8 @@ returning, for that query, the ranked chunk primary keys of each run (best first
 sequence per run; ``chunking`` set means "only runs over this chunking"). The pool takes
 each ranking as given and never ranks itself. The app that stores runs registers its
 source at start-up (``register_ranking_source``; the ``metrics`` app does, so this app
-never imports it; see ``annotator.extensions``). ``set_ranking_source()`` puts another
-source in its place (tests and benchmarks give fixed rankings).
+never imports it; see ``annotator.extensions``). Tests and benchmarks that need fixed
+rankings replace ``ranking_source`` itself (pytest's ``monkeypatch``).
 
 When no run has results for the query, the pool comes from the project's own full-text
 search over the chunks of a chunking (the annotator's choice, else the project's first),
@@ -31,7 +31,6 @@ from .search import search
 RankingSource = Callable[[Query, "Chunking | None"], list[Sequence[int]]]
 
 _registered_source: RankingSource | None = None
-_source_override: RankingSource | None = None
 
 
 def register_ranking_source(source: RankingSource) -> None:
@@ -41,19 +40,12 @@ def register_ranking_source(source: RankingSource) -> None:
     _registered_source = source
 
 
-def set_ranking_source(source: RankingSource | None) -> None:
-    """Use ``source`` for every pool from now on (None restores the configured one)."""
-    global _source_override
-    _source_override = source
-
-
 def _no_runs(query: Query, chunking: Chunking | None) -> list[Sequence[int]]:
     return []
 
 
 def ranking_source() -> RankingSource:
-    if _source_override is not None:
-        return _source_override
+    """The registered ranking source (no runs before one is registered)."""
     return _registered_source or _no_runs
 
 

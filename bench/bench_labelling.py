@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 from bench.labelling_project import generate
 
@@ -117,13 +118,10 @@ def measure(data: dict, rng: random.Random) -> dict:
     ):
         results[name] = _summary(_timed(call, n), _count_queries(call))
     # The same screen when no run exists: the pool comes from full-text search.
-    pool.set_ranking_source(lambda query, chunking: [])
-    try:
+    with mock.patch.object(pool, "ranking_source", lambda: pool._no_runs):
         results["screen_fallback"] = _summary(
             _timed(open_screen, REQUESTS // 3), _count_queries(open_screen)
         )
-    finally:
-        pool.set_ranking_source(None)
     return results
 
 

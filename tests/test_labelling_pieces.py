@@ -17,7 +17,7 @@ TEXT = "Lift comes from pressure. " * 4 + "Drag slows the aircraft. " * 4
 
 
 @pytest.fixture
-def two_chunkings(personas, corpus):
+def two_chunkings(personas, corpus, monkeypatch):
     """One document cut twice: halves [0,100) [100,200) and windows of 60 with overlap 10;
     a run over each chunking pools them all for the query."""
     project, query = personas["project"], corpus["query"]
@@ -34,9 +34,9 @@ def two_chunkings(personas, corpus):
         for i, (s, e) in enumerate(spans)
     ]
     rankings = [[c.pk for c in half], [c.pk for c in window]]
-    pool.set_ranking_source(lambda q, chunking: rankings if q.pk == query.pk else [])
-    yield {"document": document, "halves": half, "windows": window, "query": query}
-    pool.set_ranking_source(None)
+    source = lambda q, chunking: rankings if q.pk == query.pk else []  # noqa: E731
+    monkeypatch.setattr(pool, "ranking_source", lambda: source)
+    return {"document": document, "halves": half, "windows": window, "query": query}
 
 
 def screen(client, query):

@@ -212,14 +212,12 @@ def test_without_runs_the_pool_comes_from_search(library):
     assert pool.candidate_chunk_ids(query, 10, chunking=library["chunking"]) == ids
 
 
-def test_a_pluggable_ranking_source(library):
+def test_a_pluggable_ranking_source(library, monkeypatch):
     c = library["chunks"]
     query = Query.objects.create(project=library["project"], qid="q", text="x")
-    pool.set_ranking_source(lambda q, chunking: [[c["zh2"].pk, c["en1"].pk], [c["zh2"].pk]])
-    try:
-        assert pool.candidate_chunk_ids(query, 5) == [c["zh2"].pk, c["en1"].pk]
-    finally:
-        pool.set_ranking_source(None)
+    source = lambda q, chunking: [[c["zh2"].pk, c["en1"].pk], [c["zh2"].pk]]  # noqa: E731
+    monkeypatch.setattr(pool, "_registered_source", source)
+    assert pool.candidate_chunk_ids(query, 5) == [c["zh2"].pk, c["en1"].pk]
 
 
 def test_stable_shuffle_per_annotator():

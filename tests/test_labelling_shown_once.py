@@ -69,7 +69,7 @@ def test_every_character_of_the_pool_is_shown_by_exactly_one_card(raw, threshold
 
 
 @pytest.fixture
-def shared_text(personas, corpus):
+def shared_text(personas, corpus, monkeypatch):
     """The Q-5180 case: two windows of one document sharing 266 characters."""
     project, query = personas["project"], corpus["query"]
     document = Document.objects.create(project=project, doc_id="33982", text=TEXT)
@@ -81,9 +81,9 @@ def shared_text(personas, corpus):
         for i, (s, e) in enumerate([(490, 1064), (798, 1360)], 1)
     ]
     ranking = [[c.pk for c in chunks]]
-    pool.set_ranking_source(lambda q, chunking: ranking if q.pk == query.pk else [])
-    yield {"query": query, "chunks": chunks}
-    pool.set_ranking_source(None)
+    source = lambda q, chunking: ranking if q.pk == query.pk else []  # noqa: E731
+    monkeypatch.setattr(pool, "ranking_source", lambda: source)
+    return {"query": query, "chunks": chunks}
 
 
 def test_shared_text_is_shown_once_on_the_screen(login, personas, shared_text):

@@ -74,15 +74,20 @@ def dimension_prompt(dimension: QualityDimension) -> str:
     return found.first() or QUALITY_PROMPT
 
 
-def set_dimension_prompt(dimension: QualityDimension, prompt: str) -> str:
-    """Keep ``prompt`` (normalised) as the dimension's; ``JudgeError`` naming unknown
-    placeholders, with nothing written."""
-    from .models import QualityPrompt
-
+def check_prompt(prompt: str) -> str:
+    """``prompt`` normalised; ``JudgeError`` naming the placeholders it should not use."""
     prompt = normalise_prompt(prompt)
     unknown = unknown_quality_placeholders(prompt)
     if unknown:
         raise JudgeError(UNKNOWN_QUALITY_PLACEHOLDERS(names=", ".join(unknown)))
+    return prompt
+
+
+def set_dimension_prompt(dimension: QualityDimension, prompt: str) -> str:
+    """Keep ``prompt`` (checked, normalised) as the dimension's; the default keeps none."""
+    from .models import QualityPrompt
+
+    prompt = check_prompt(prompt)
     if prompt == normalise_prompt(QUALITY_PROMPT):
         QualityPrompt.objects.filter(dimension=dimension).delete()
     else:
@@ -162,15 +167,15 @@ def plan_quality(
 ) -> QualityPlan:
     """The units to grade: every unit (``all``) or those people graded (``people``, for
     calibration), people's first either way, without those this version graded; at most
-    ``max_units``. ``prompt``: the dimension's prompt from now on (checked first)."""
+    ``max_units``. ``prompt``: another prompt for the dimension (checked here; kept as the
+    dimension's when the job starts), else the dimension's own. Nothing is written."""
     if judge.current is None:
         raise JudgeError(NO_VERSION())
     if scope not in SCOPES:
         raise JudgeError(BAD_SCOPE())
     if max_units is not None and max_units < 1:
         raise JudgeError(BAD_MAX())
-    if prompt is not None:
-        set_dimension_prompt(dimension, prompt)
+    chosen = check_prompt(prompt) if prompt is not None else dimension_prompt(dimension)
     people = graded_by_people(dimension)
     units = [u for u in all_units(dimension) if scope == "all" or u in people]
     units.sort(key=lambda u: u not in people)  # stable: people's units first
@@ -178,14 +183,14 @@ def plan_quality(
     todo = [u for u in units if u not in done]
     if max_units is not None:
         todo = todo[:max_units]
-    return QualityPlan(
-        judge, dimension, dimension_prompt(dimension), scope, todo, len(units) - len(todo)
-    )
+    return QualityPlan(judge, dimension, chosen, scope, todo, len(units) - len(todo))
 
 
 def start_quality(plan: QualityPlan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
-    """Record the job (one pair per unit, the prompt as it is now) and queue it."""
+    """Keep the plan's prompt as the dimension's, record the job (one pair per unit, the
+    prompt it sends) and queue it."""
     with transaction.atomic():
+        set_dimension_prompt(plan.dimension, plan.prompt)
         job = JudgeJob.objects.create(
             version=plan.version,
             kind=JobKind.QUALITY,

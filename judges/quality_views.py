@@ -52,15 +52,14 @@ class QualityJobForm(forms.Form):
         data["scope"] = data.get("scope") or SCOPES[0]
         return data
 
-    def plan(self, *, keep_prompt: bool):
+    def plan(self):
         data = self.cleaned_data
-        prompt = data["prompt"] if data["prompt"].strip() else None
         return plan_quality(
             data["judge"],
             data["dimension"],
             scope=data["scope"],
             max_units=data["max_units"],
-            prompt=prompt if keep_prompt else None,
+            prompt=data["prompt"] if data["prompt"].strip() else None,
         )
 
 
@@ -97,12 +96,13 @@ def _owner_form(request: HttpRequest, slug: str, data):
 @login_required
 @require_GET
 def quality_estimate(request: HttpRequest, slug: str) -> HttpResponse:
-    """What a quality job would cost, before it starts (nothing is kept)."""
+    """What a quality job would cost with the prompt as edited, before it starts (nothing
+    is kept)."""
     project, membership, form = _owner_form(request, slug, request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad job options."))
     try:
-        plan = form.plan(keep_prompt=False)
+        plan = form.plan()
     except JudgeError as error:
         return HttpResponseBadRequest(shown(error.problem))
     context = {"project": project, "membership": membership, "plan": plan}
@@ -118,7 +118,7 @@ def quality_start(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad job options."))
     try:
-        plan = form.plan(keep_prompt=True)
+        plan = form.plan()
     except JudgeError as error:
         return HttpResponseBadRequest(shown(error.problem))
     if not plan.units:

@@ -15,7 +15,7 @@ from annotator.sources import resolve_sources
 from judges.calibration import calibrate_quality
 from judges.engine import execute_job
 from judges.models import Failure, JobKind, JudgeJob, PairStatus, QualityPrompt
-from judges.prompts import QUALITY_PROMPT
+from judges.prompts import QUALITY_PROMPT, normalise_prompt
 from judges.quality_jobs import plan_quality, start_quality
 from judges.services import JudgeError, update_judge
 from quality.dimensions import offer_source_quality
@@ -168,9 +168,11 @@ def test_a_dimensions_own_prompt(sites):
     assert job.prompt == own and QualityPrompt.objects.get().prompt == own
     (request,) = sites["server"].requests
     assert request["prompt"].startswith("Rate the site s0 on Source quality (3 = Authoritative")
-    # The default again: nothing kept, and the job says what it sent.
+    # Planning writes nothing; the default again, once its job starts, keeps none.
     plan = plan_quality(judge, dimension, prompt=QUALITY_PROMPT, max_units=1)
-    assert not QualityPrompt.objects.exists() and plan.prompt == QUALITY_PROMPT
+    assert QualityPrompt.objects.get().prompt == own
+    job = start_quality(plan, enqueue=False)
+    assert not QualityPrompt.objects.exists() and job.prompt == normalise_prompt(QUALITY_PROMPT)
 
 
 def test_a_chinese_site_gets_the_chinese_default_prompt(sites):
@@ -286,6 +288,11 @@ def test_owners_start_a_quality_job_from_the_settings_page(login, sites):
         {"judge": sites["judge"].pk, "dimension": "depth", "max_units": 3},
     )
     assert estimate.status_code == 200 and 'data-units="3"' in estimate.content.decode()
+    edited = client.get(
+        reverse("judges:quality_estimate", args=["acme"]),
+        {"judge": sites["judge"].pk, "dimension": "depth", "prompt": "{{text}}"},
+    )
+    assert edited.status_code == 200 and not QualityPrompt.objects.exists()
     start = reverse("judges:quality_start", args=["acme"])
     response = client.post(
         start, {"judge": sites["judge"].pk, "dimension": "depth", "scope": "all", "max_units": 2}

@@ -38,7 +38,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prompt",
             metavar="FILE",
-            help="a UTF-8 file with the dimension's prompt for judges from now on "
+            help="a UTF-8 file with the dimension's prompt for judges (kept from this job on) "
             "(placeholders: {{dimension}} {{scale}} {{max_grade}} {{site}} {{title}} "
             "{{metadata}} {{text}} {{guidelines}})",
         )
@@ -85,17 +85,10 @@ class Command(BaseCommand):
                 dimension,
                 scope=options["scope"],
                 max_units=options["max"],
-                prompt=None if options["dry_run"] else prompt,
+                prompt=prompt,
             )
         except JudgeError as error:
             raise CommandError(f"{options['prompt'] or 'judge_quality'}: {error}") from None
-        if options["dry_run"] and prompt is not None:
-            from judges.prompts import normalise_prompt, unknown_quality_placeholders
-
-            unknown = unknown_quality_placeholders(prompt)
-            if unknown:
-                raise CommandError(f"{options['prompt']}: unknown placeholders {unknown}")
-            plan.prompt = normalise_prompt(prompt)
         unit = "sites" if dimension.per_site else "documents"
         self.stdout.write(
             f"{len(plan.units)} {unit} to grade on {dimension.key} ({plan.already} already "

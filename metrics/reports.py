@@ -14,8 +14,8 @@ from gold.units import (
     Units,
     frozen_labels,
     level_name,
+    level_units,
     live_labels,
-    units_for_level,
 )
 from numerics.mapping import fragmentation
 from numerics.spans import SpanArrays
@@ -214,7 +214,7 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
         if gold_set
         else live_labels(run.project, sources=setting.gold.sources)
     )
-    chunks = units_for_level(run.project, run.chunking.name)
+    chunks = level_units(run.project, run.chunking.name)
     result = fragmentation(
         SpanArrays(labels.document, labels.start, labels.end),
         SpanArrays(chunks.document, chunks.start, chunks.end),

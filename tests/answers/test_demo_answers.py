@@ -99,3 +99,55 @@ def test_lecard_answer_runs_load_in_chinese(django_db_blocker):
     grounded = run_scores(runs["grounded"]).summary()["citation_validity"]
     assert grounded["mean"] == 1.0 and grounded["answers"] >= 10
     assert run_scores(runs["padded"]).summary()["citation_validity"]["mean"] < 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_demo_answer_comparison_page_equals_cli_equals_api(cranfield, client):
+    from answers.models import AnswerRun
+
+    runs = {r.name: r for r in AnswerRun.objects.filter(project=cranfield)}
+    out = StringIO()
+    call_command(
+        "answer_metrics",
+        "cranfield",
+        "--runs",
+        "loose",
+        "padded",
+        "--baseline",
+        "grounded",
+        "--json",
+        stdout=out,
+    )
+    cli = json.loads(out.getvalue())
+    owner = cranfield.memberships.get(user__username="demo-owner").user
+    token = ApiToken.create_for(owner, "ci")[1]
+    ids = f"{runs['grounded'].pk},{runs['loose'].pk},{runs['padded'].pk}"
+    api = Client().get(
+        reverse("answers:api_answer_compare", args=["cranfield"]),
+        {"runs": ids},
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    assert api.json() == cli
+    validity = cli["measures"]["citation_validity"]
+    assert validity["queries"] >= 10 and validity["baseline_mean"] == 1.0
+    assert all(r["delta"] < 0 and r["wins"] == 0 for r in validity["runs"])
+    client.force_login(owner)
+    body = client.get(
+        reverse("answers:compare", args=["cranfield"]), {"runs": ids.split(",")}
+    ).content.decode()
+    for name, measure in cli["measures"].items():
+        table = re.search(rf'<table[^>]*data-measure="{name}"[^>]*>(.*?)</table>', body, re.S)
+        assert f'data-queries="{measure["queries"]}"' in table.group(0)
+        for row in measure["runs"]:
+            cells = re.search(rf'<tr data-run="{row["name"]}">(.*?)</tr>', table.group(1), re.S)
+            shown = re.findall(r'<td class="num">(.*?)</td>', cells.group(1), re.S)
+            assert shown[:2] == [f"{row['mean']:.4f}", f"{row['delta']:.4f}"]
+            assert shown[3] == f"{row['wins']} / {row['ties']} / {row['losses']}"
+    # The gate: a citation-validity drop of more than 0.05 fails the loose run.
+    gate = Client().get(
+        reverse("answers:api_answer_gate", args=["cranfield", runs["loose"].pk]),
+        {"baseline": runs["grounded"].pk, "measure": "citation_validity", "max_drop": "0.05"},
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+    assert gate.status_code == 422 and gate.json()["failing"][0]["measure"] == "citation_validity"

@@ -213,17 +213,47 @@ def best_evidence(grade, *groups) -> np.ndarray:
     the groups, the first column outermost. A unit reached only by grade-0 evidence keeps
     grade 0 (judged non-relevant); a unit reached by nothing has no pair (unjudged)."""
     grade = np.asarray(grade, dtype=np.int64).ravel()
-    if grade.size == 0:
+    n = grade.size
+    if n == 0:
         return np.zeros(0, dtype=np.int64)
-    columns = [np.asarray(column).ravel() for column in groups]
-    # lexsort is stable: equal grades keep the pairs' order. The last key sorts first.
-    order = np.lexsort((-grade, *reversed(columns)))
-    first = np.zeros(order.size, dtype=bool)
-    first[0] = True
+    columns = [np.asarray(column, dtype=np.int64).ravel() for column in groups]
+    key, size = _group_key(columns, n)
+    if key is None:  # too many combinations for one int64 key: sort by the columns
+        # lexsort is stable: equal grades keep the pairs' order. The last key sorts first.
+        order = np.lexsort((-grade, *reversed(columns)))
+        first = np.zeros(n, dtype=bool)
+        first[0] = True
+        for column in columns:
+            ordered = column[order]
+            first[1:] |= ordered[1:] != ordered[:-1]
+        return order[first]
+    if size <= 4 * n + 1024:
+        # Few possible groups: no sort. The top grade of each group, then the first pair
+        # holding it; groups come out in key order.
+        top = np.full(size, np.iinfo(np.int64).min, dtype=np.int64)
+        np.maximum.at(top, key, grade)
+        at_top = np.flatnonzero(grade == top[key])
+        first = np.full(size, n, dtype=np.int64)
+        np.minimum.at(first, key[at_top], at_top)
+        return first[first < n]
+    order = np.lexsort((-grade, key))  # stable: equal grades keep the pairs' order
+    ordered = key[order]
+    return order[np.r_[True, ordered[1:] != ordered[:-1]]]
+
+
+def _group_key(columns: list[np.ndarray], n: int) -> tuple[np.ndarray | None, int]:
+    """The group columns as one int64 key ordered as the columns are (the first
+    outermost), and how many keys there can be; (None, 0) when they would not fit."""
+    key = np.zeros(n, dtype=np.int64)
+    size = 1
     for column in columns:
-        ordered = column[order]
-        first[1:] |= ordered[1:] != ordered[:-1]
-    return order[first]
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        if size * span >= 2**62:
+            return None, 0
+        key = key * span + (column - low)
+        size *= span
+    return key, size
 
 
 def map_evidence(

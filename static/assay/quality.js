@@ -125,6 +125,28 @@
     });
   });
 
+  // Another tab of the project (another query's screen, a document view) hears of the
+  // change too: a site's grade is the same on every query. Relayed events are marked
+  // remote and never relayed again.
+  let channel = null;
+  if (root() && "BroadcastChannel" in window) {
+    channel = new BroadcastChannel("assay-quality-" + root().dataset.project);
+    channel.onmessage = (incoming) => {
+      const detail = { ...incoming.data, remote: true };
+      document.body.dispatchEvent(new CustomEvent("quality-changed", { detail, bubbles: true }));
+    };
+  }
+  document.addEventListener(
+    "quality-changed",
+    (event) => {
+      const detail = event.detail || {};
+      if (!channel || detail.remote) return;
+      const fields = ["history", "undone", "conflict", "dimension", "token", "version", "grade"];
+      channel.postMessage(Object.fromEntries(fields.map((name) => [name, detail[name]])));
+    },
+    { capture: true },
+  );
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mark);
   else mark();
 })();

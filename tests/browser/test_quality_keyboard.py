@@ -160,3 +160,77 @@ def test_grading_relevance_and_quality_with_the_keyboard(browser, live_server, s
     page.screenshot(path=str(folder / "quality_document_view.png"), full_page=False)
     assert blocked == []
     context.close()
+
+
+def test_two_sessions_a_stale_quality_grade_is_refused_and_the_saved_one_shown(
+    browser,
+    live_server,
+    screen,  # noqa: F811
+):
+    """Two tabs on the same screen: the second, showing the site ungraded, presses Shift+1
+    after the first saved 3; nothing is saved, the card shows 3 and says why, and the next
+    press (now with the saved version) goes through."""
+    contexts = [browser.new_context(locale="en-US") for _ in range(2)]
+    tabs = []
+    for context in contexts:
+        tab = context.new_page()
+        tab.set_default_timeout(15000)
+        log_in(tab, live_server, "anna", PASSWORD)
+        tab.goto(
+            live_server.url + reverse("annotator:label_query", args=["acme", screen["query"].pk])
+        )
+        tab.wait_for_selector("#candidates .candidate.is-current .quality-row.is-active")
+        tabs.append(tab)
+    first, second = tabs
+    doc = go_to_site_a(first)
+    go_to_site_a(second)
+    first.keyboard.press("Shift+Digit3")
+    wait_for(lambda: QualityGrade.objects.filter(grade=3).exists(), "first tab's 3")
+    second.keyboard.press("Shift+Digit1")
+    second.wait_for_function(
+        "() => document.getElementById('save-status').textContent"
+        ".includes('changed in another session to 3')"
+    )
+    second.wait_for_selector("#candidates .candidate.is-current .quality-row .refused")
+    assert card_quality(second, current_doc(second)) == "3"
+    wait_quality(second, PAIR[current_doc(second)], "3")  # the site's other card too
+    assert QualityGrade.objects.get().grade == 3
+    second.keyboard.press("Shift+Digit1")
+    wait_for(lambda: QualityGrade.objects.get().grade == 1, "the retry saved")
+    assert doc in PAIR
+    for context in contexts:
+        context.close()
+
+
+def test_another_tab_of_the_project_shows_the_site_grade_at_once(browser, live_server, screen):  # noqa: F811
+    """Two tabs of one browser: the document view of a court-a document, and the screen of
+    another query; a grade given on the query's card shows in the document view unreloaded."""
+    from annotator.models import Query
+
+    context = browser.new_context(locale="zh-CN")
+    reader = context.new_page()
+    reader.set_default_timeout(15000)
+    log_in(reader, live_server, "anna", PASSWORD)
+    writer = context.new_page()
+    writer.set_default_timeout(15000)
+    writer.goto(
+        live_server.url + reverse("annotator:label_query", args=["acme", screen["query"].pk])
+    )
+    writer.wait_for_selector("#candidates .candidate.is-current .quality-row.is-active")
+    doc = go_to_site_a(writer)
+    other = Query.objects.create(project=screen["project"], qid="q2", text="Who signed it?")
+    reader.goto(
+        live_server.url
+        + reverse("annotator:label_query_document", args=["acme", other.pk])
+        + f"?document={screen['documents'][PAIR[doc]].pk}"
+    )
+    reader.wait_for_selector("#doc-view .quality-row.is-active")
+    writer.bring_to_front()
+    writer.keyboard.press("Shift+Digit0")
+    wait_for(lambda: QualityGrade.objects.filter(grade=0).exists(), "graded 0")
+    reader.wait_for_selector("#doc-view .quality-row[data-quality-grade='0']")
+    # Refreshed in place: the rest of the document view is still there (a refresh once
+    # inherited the toolbar's target and replaced the whole view).
+    assert reader.locator("#doc-view .doc-toolbar form.doc-grade").count() == 1
+    assert reader.locator("#doc-page-text").count() == 1
+    context.close()

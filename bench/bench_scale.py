@@ -131,7 +131,19 @@ def _objects(generated, *, create: bool = True) -> dict:
     judge = project.judges.get(slug="j")
     job = JudgeJob.objects.filter(version__judge=judge).first()
     job_import = ImportJob.objects.filter(project=project).first()
+    from answers.models import Answer, AnswerRun
+
+    # An answer run with one answer (for the answers pages), made once in a kept project.
+    answer_run, _new = AnswerRun.objects.get_or_create(
+        project=project, name="bench-answers", defaults={"shape": "simple"}
+    )
+    answer = answer_run.answers.order_by("pk").first() or Answer.objects.create(
+        run=answer_run, query=query, text="An answer."
+    )
     return {
+        # First: "answers:…" names pick the answer run before "run" is matched.
+        "answers": answer_run.pk,
+        "answer": answer.pk,
         "project": project,
         "owner": owner,
         "run": Run.objects.filter(project=project).order_by("pk").first().pk,

@@ -15,13 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
+from annotator.caches import cache
 from annotator.models import Project, Query
+from annotator.revisions import revision
 from annotator.sources import ASSESSORS, JUDGES, PEOPLE, Sources, resolve_sources
 from numerics.mapping import MappingPolicy
 from web.spreadsheets import csv_text
 
 from .policy import people, pseudo_annotators, resolve_mapping
-from .units import Units, adjudicated_units, annotator_unit_grades, live_labels, units_for_level
+from .units import Units, adjudicated_units, annotator_unit_grades, level_units, live_labels
 
 DISAGREEMENT_RULES = {
     "any": _("grades differ"),
@@ -109,7 +111,31 @@ def disagreements(
     names, _counted = compared_annotators(
         project, annotators, include_pseudo=include_pseudo, sources=sources
     )
-    units = units or units_for_level(project, level)
+    units = units or level_units(project, level)
+    # Kept per process under the project's label revision (labels and adjudications
+    # move it): the queue's every page and filter change reads no label again.
+    now = revision(project.pk).number
+    project_key = ("disputes", project.pk, project.created_at)
+    key = (*project_key, now, level, units.fingerprint, str(mapping), rule)
+    key += (project.relevance_threshold, *names)
+    kept = cache.peek(key)
+    if kept is None:
+        kept = _Kept(_disagreements(project, units, mapping, names, rule))
+        cache.discard(lambda k: k[:3] == project_key and k[3] != now)  # older revisions
+        cache.put(key, kept)
+    return list(kept.items)
+
+
+@dataclass(frozen=True)
+class _Kept:
+    items: list
+
+    @property
+    def nbytes(self) -> int:
+        return 600 * len(self.items) + 100  # roughly: what the cache bounds by
+
+
+def _disagreements(project, units, mapping, names, rule) -> list[DisputedUnit]:
     # Adjudications are read whatever the sources: they resolve disputes, never vote.
     labels = live_labels(project, sources=None, annotators=names, adjudicated=True)
     query, unit, source, grade = annotator_unit_grades(

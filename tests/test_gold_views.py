@@ -186,3 +186,27 @@ def test_deleting_a_gold_set_needs_the_confirmation(login, personas):
     assert response.status_code == 302 and response["Location"] == detail
     assert GoldSet.objects.filter(pk=gold_set.pk).exists()
     assert "tick the box to confirm" in client.get(detail).content.decode()
+
+
+def test_disputes_are_kept_until_a_label_changes(personas, corpus, disagreement):
+    """A second reading of the disputes reads no label; a changed label (which moves the
+    project's label revision) is seen at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from gold.disagreements import disagreements
+
+    project = personas["project"]
+    first = disagreements(project, "c256")
+    assert [(d.unit_id, d.grades) for d in first] == [("d1#0", {"anna": 3, "arno": 0})]
+    with CaptureQueriesContext(connection) as captured:
+        again = disagreements(project, "c256")
+    assert not [q for q in captured if '"annotator_judgment"' in q["sql"]]
+    assert [d.grades for d in again] == [d.grades for d in first]
+    change_label(  # arno now agrees with anna
+        query=corpus["query"],
+        annotator=personas["annotator2"],
+        evidence=Evidence.for_chunk(corpus["chunk"]),
+        grade=3,
+    )
+    assert disagreements(project, "c256") == []

@@ -6,6 +6,8 @@ pytest runs with ``--slow``, as CI does (``.ci/run``).
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.utils import translation
@@ -19,6 +21,7 @@ hypothesis_settings.register_profile("assay", deadline=None)
 hypothesis_settings.load_profile("assay")
 
 PASSWORD = "correct-horse-battery"
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def pytest_addoption(parser):
@@ -26,13 +29,34 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Without ``--slow``, leave the slow tests out of the run (deselected, not skipped)."""
+    """Without ``--slow``, leave the slow tests out of the run (deselected, not skipped).
+    Every test that reads the demo database is in a module listed in
+    ``tests.demo_database.MODULES`` (so that one worker builds it), with a longer timeout."""
+    from tests.demo_database import MODULES, TIMEOUT
+
+    readers = [i for i in items if "demo_template" in getattr(i, "fixturenames", ())]
+    strays = sorted({i.nodeid.split("::")[0] for i in readers} - set(MODULES))
+    if strays:
+        raise pytest.UsageError(f"tests.demo_database.MODULES lacks {', '.join(strays)}")
+    for item in readers:
+        item.add_marker(pytest.mark.timeout(TIMEOUT))
     if config.getoption("--slow"):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``-n`` (``--dist load``), the tests that read the demo database run on one
+    worker (``tests.demo_database``)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.demo_database import scheduler
+
+    return scheduler(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -118,7 +142,7 @@ def default_language_after_each_test():
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Tests create many users; the production hasher is deliberately slow."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.fixture(autouse=True)
@@ -132,3 +156,59 @@ def originals_in_tmp(settings, tmp_path):
             "OPTIONS": {"location": str(tmp_path / "store"), "allow_overwrite": True},
         },
     }
+
+
+@pytest.fixture(scope="session")
+def demo_template(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The worker's test database with ``manage.py demo`` run in it, built once
+    (``tests.demo_database``); its files (PDF originals, page images) in a folder of its own."""
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import override_settings
+
+    from tests.demo_database import copy_database, drop_database, pointed_at
+
+    folder = tmp_path_factory.mktemp("demo")
+    storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    storage["OPTIONS"] = {"location": str(folder / "store"), "allow_overwrite": True}
+    with django_db_blocker.unblock():
+        name = copy_database(connection.settings_dict["NAME"], folder)
+        overrides = override_settings(
+            STORAGES={**settings.STORAGES, "default": storage}, PASSWORD_HASHERS=FAST_HASHERS
+        )
+        with pointed_at(name), overrides:
+            call_command("demo", verbosity=0)
+        yield name, folder
+        drop_database(name)
+
+
+@contextlib.contextmanager
+def _demo_copy(demo_template, django_db_blocker):
+    from tests.demo_database import copy_database, drop_database, pointed_at
+
+    name, folder = demo_template
+    with django_db_blocker.unblock():
+        copy = copy_database(name, folder)
+        try:
+            with pointed_at(copy):
+                yield
+        finally:
+            drop_database(copy)
+
+
+@pytest.fixture(scope="module")
+def demo_module(demo_template, django_db_blocker):
+    """The module's tests run on a fresh copy of the demo database (each test in its own
+    transaction, rolled back, as usual); the copy is dropped after the module."""
+    with _demo_copy(demo_template, django_db_blocker):
+        yield
+
+
+@pytest.fixture
+def demo_for_transactional_test(demo_template, django_db_blocker):
+    """A transactional test (a live server's, say) runs on a fresh copy of the demo
+    database, dropped afterwards: the flush that follows the test empties the worker's own
+    test database, not the demo's tens of thousands of rows."""
+    with _demo_copy(demo_template, django_db_blocker):
+        yield

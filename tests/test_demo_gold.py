@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from demo.loading import PROJECTS, _project, _users
 from gold.export import build_export, render_export
 from gold.services import ConsensusPolicy, freeze_gold_set
 from gold.units import levels
@@ -31,21 +30,12 @@ README_FIGURES = {
 
 
 @pytest.fixture(scope="module")
-def cranfield(django_db_setup, django_db_blocker):
+def cranfield(demo_module, django_db_blocker):
+    """The Cranfield project as ``manage.py demo`` builds it (tests.demo_database)."""
+    from annotator.models import Project
+
     with django_db_blocker.unblock():
-        _project(PROJECTS[0], _users(), say=lambda _message: None)
-        from annotator.models import Project
-
-        project = Project.objects.get(slug="cranfield")
-        yield project
-        from django.contrib.auth import get_user_model
-
-        from gold.models import GoldSet
-
-        GoldSet.objects.filter(project=project).delete()
-        project.delete()
-        get_user_model().objects.filter(username__startswith="demo-").delete()
-        get_user_model().objects.filter(username="cranfield-assessors").delete()
+        return Project.objects.get(slug="cranfield")
 
 
 def test_document_gold_holds_all_1612_public_judgements(cranfield):

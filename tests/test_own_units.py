@@ -3,7 +3,7 @@
 The acceptance check: each figure equals ``manage.py evaluate`` on the qrels exported at
 the run's level and on the run's exported file — on a demo-shaped project (two chunkings,
 passage and document labels, chunk and document runs) and, with ``--slow``, on both demo
-projects as ``manage.py demo`` builds them.
+projects as ``manage.py demo`` builds them (``tests/test_own_units_demo.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from annotator.evidence import Evidence
 from annotator.labels import change_label
-from annotator.models import Chunk, Chunking, Document, Membership, Project, Query, Role
+from annotator.models import Chunk, Chunking, Document, Query
 from gold.services import ConsensusPolicy, freeze_gold_set
 from metrics.models import Run
 
@@ -215,23 +215,3 @@ def test_own_level_reaches_run_page_drilldown_and_compare(login, personas, two_c
     )
     assert compare.status_code == 200 and compare.context["baseline"] == small
     assert all(len(m.rows) == 2 for m in compare.context["comparison"].measures)
-
-
-@pytest.mark.slow
-def test_own_units_equals_evaluate_on_both_demo_projects(client, tmp_path):
-    """Both demo projects as ``manage.py demo`` builds them (two chunkings each, BM25 runs
-    per chunking, the datasets' document runs, the assessors' document-level qrels)."""
-    from demo.loading import build_demo
-
-    build_demo(say=lambda _text: None)
-    for slug in ("cranfield", "lecard"):
-        project = Project.objects.get(slug=slug)
-        owner = Membership.objects.filter(project=project, role=Role.OWNER).first().user
-        client.force_login(owner)
-        response = client.get(reverse("metrics:dashboard", args=[slug]))
-        assert response.context["setting"].level == "own"
-        levels = {r["unit_level"] for r in response.context["rows"]}
-        assert {"tokens-256-32", "tokens-512-64", "documents"} <= levels
-        assert _check_against_evaluate(client, slug, tmp_path, {"k": 10}) >= 3
-        # Demo labels are the datasets' document qrels: the warning shows, with its share.
-        assert 'id="document-label-warning"' in response.content.decode()

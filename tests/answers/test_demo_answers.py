@@ -33,20 +33,12 @@ def test_the_files_are_what_the_generator_writes(project, chinese):
 
 
 @pytest.fixture(scope="module")
-def cranfield(django_db_setup, django_db_blocker):
-    from demo.loading import PROJECTS, _project, _users
+def cranfield(demo_module, django_db_blocker):
+    """The Cranfield project as ``manage.py demo`` builds it (tests.demo_database)."""
+    from annotator.models import Project
 
     with django_db_blocker.unblock():
-        _project(PROJECTS[0], _users(), say=lambda _message: None)
-        from annotator.models import Project
-
-        project = Project.objects.get(slug="cranfield")
-        yield project
-        from django.contrib.auth import get_user_model
-
-        project.delete()
-        get_user_model().objects.filter(username__startswith="demo-").delete()
-        get_user_model().objects.filter(username="cranfield-assessors").delete()
+        return Project.objects.get(slug="cranfield")
 
 
 @pytest.mark.slow
@@ -85,13 +77,13 @@ def test_demo_answer_runs_dashboard_equals_cli_equals_api(cranfield, client):
 
 @pytest.mark.slow
 @pytest.mark.django_db
-def test_lecard_answer_runs_load_in_chinese(django_db_blocker):
+def test_lecard_answer_runs_load_in_chinese(demo_module):
     from annotator.models import Project
     from answers.metrics import run_scores
     from answers.models import AnswerRun
     from demo.loading import PROJECTS, _project, _users
 
-    _project(PROJECTS[1], _users(), say=lambda _message: None)
+    _project(PROJECTS[1], _users(), say=lambda _message: None)  # built already: adds nothing
     project = Project.objects.get(slug="lecard")
     runs = {r.name: r for r in AnswerRun.objects.filter(project=project)}
     assert sorted(runs) == ["grounded", "loose", "padded"]

@@ -10,8 +10,10 @@ from .conftest import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_demo_annotator_sees_cranfield_and_chinese_lecard(page, live_server):
-    call_command("demo", verbosity=0)
+def test_demo_annotator_sees_cranfield_and_chinese_lecard(
+    demo_for_transactional_test, page, live_server
+):
+    # The database holds the demo as ``manage.py demo`` built it (tests.demo_database).
     call_command("demo", verbosity=0)  # idempotent: a second run adds nothing
     log_in(page, live_server, "demo-annotator", DEMO_PASSWORD)
     projects = page.locator("#project-table").inner_text()

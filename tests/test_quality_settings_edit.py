@@ -180,3 +180,25 @@ def test_the_edit_and_delete_forms_speak_chinese(login, personas, dimension):
     page = client.get(url(edit="source_quality"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     for english in ("Rename or relabel", "Delete a dimension", "Grades given", "nothing is lost"):
         assert english not in page
+
+
+def test_whatever_else_holds_the_dimension_keeps_it(personas, dimension):
+    """Rows of other apps count too (the deletion collector finds them): a judges' prompt
+    for the dimension, and a lead's final grade cleared again (its history stays)."""
+    from judges.models import QualityPrompt
+    from quality.adjudication import adjudicate_quality
+    from quality.grades import QualitySource
+
+    QualityPrompt.objects.create(dimension=dimension, prompt="Grade the source {site}.")
+    use = dimension_use(dimension)
+    assert use.grades == 0 and use.rows == {"judges.QualityPrompt": 1}
+    with pytest.raises(DimensionInUse):
+        delete_dimension(dimension)
+    QualityPrompt.objects.all().delete()
+    source = QualitySource(site="s")
+    adjudicate_quality(dimension=dimension, source=source, grade=2, by=personas["owner"])
+    adjudicate_quality(dimension=dimension, source=source, grade=None, by=personas["owner"])
+    assert dimension_use(dimension).rows == {"quality.QualityAdjudicationHistory": 2}
+    with pytest.raises(DimensionInUse):
+        delete_dimension(dimension)
+    assert QualityDimension.objects.filter(pk=dimension.pk).exists()

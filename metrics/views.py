@@ -170,6 +170,8 @@ def run_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     # A page of the per-query table (the histogram shows every query): drawing a row per
     # query of a project with thousands took seconds.
     page = page_of(request, rows)
+    for row in page.object_list:  # the page's cells in the columns' order
+        row["cells"] = [row["values"].get(name) for name, _label in setting.measures]
     context = {
         "project": project,
         "membership": membership,

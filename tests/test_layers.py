@@ -9,6 +9,7 @@ dependency against the grain fails here rather than in review.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -51,7 +52,13 @@ def allowed(app: str, target: str) -> bool:
 
 
 def read(path: Path, source: str | None = None) -> ast.AST:
-    return ast.parse(path.read_text(encoding="utf-8") if source is None else source)
+    return _parsed(path) if source is None else ast.parse(source)
+
+
+@functools.cache
+def _parsed(path: Path) -> ast.AST:
+    """A file's tree, parsed once for all the checks (they only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def imports(path: Path, source: str | None = None) -> set[str]:
@@ -71,6 +78,7 @@ def imports(path: Path, source: str | None = None) -> set[str]:
 DOTTED = re.compile(r"^([a-z_]+)((?:\.[A-Za-z_]\w*)+)\.?$")
 
 
+@functools.cache
 def is_module(dotted: str) -> bool:
     path = ROOT.joinpath(*dotted.split("."))
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
@@ -109,9 +117,14 @@ def modules(*apps: str):
             yield path.relative_to(ROOT).as_posix(), imports(path)
 
 
-def dependencies():
+@functools.cache
+def dependencies() -> tuple[tuple[str, str, str, str], ...]:
     """``(module, its app, the app it depends on, by what)`` for every dependency between two
-    apps of the repository."""
+    apps of the repository (found once for all the checks)."""
+    return tuple(_dependencies())
+
+
+def _dependencies():
     for app in APPS:
         for path in files(app):
             name = path.relative_to(ROOT).as_posix()

@@ -18,6 +18,7 @@ from annotator.access import get_project_for_user, reads_live_grades
 from annotator.importing import run_import
 from annotator.models import Role
 from annotator.problems import as_data
+from annotator.sources import SourcesError
 from api.metrics_views import _ids, _is_id
 from api.views import token_required
 from formats import FileRejected
@@ -32,7 +33,15 @@ from .comparison import (
     comparison_json,
     gate_json,
 )
+from .metrics import answer_sources
 from .models import AnswerRun
+
+
+def requested_sources(request: HttpRequest, project):
+    """The label sources a page or API call asks for: ``?sources=`` (comma-separated, or
+    repeated as the sources picker sends them), people when none; ``SourcesError``
+    (``annotator.sources``) naming a token that is not of the project."""
+    return answer_sources(project, ",".join(request.GET.getlist("sources")))
 
 
 def answer_run_json(run: AnswerRun) -> dict:
@@ -114,13 +123,16 @@ def upload(request: HttpRequest, slug: str) -> JsonResponse:
     return JsonResponse({**answer_run_json(run), "imported": result.created}, status=201)
 
 
-def metrics_json(run: AnswerRun) -> dict:
-    """A run's measures, as the API and ``answer_metrics --json`` give them."""
-    from .metrics import run_scores
+def metrics_json(run: AnswerRun, sources=None) -> dict:
+    """A run's measures on ``sources`` (people by default), as the API and
+    ``answer_metrics --json`` give them, with the label sources they stand on."""
+    from .metrics import answer_sources, run_scores
 
-    scores = run_scores(run)
+    sources = answer_sources(run.project, sources)
+    scores = run_scores(run, sources)
     return {
         "answer_run": answer_run_json(run),
+        "sources": sources.names,
         "measures": scores.summary(),
         "per_query": scores.per_query(),
     }
@@ -137,7 +149,11 @@ def answer_run_metrics(request: HttpRequest, slug: str, pk: int) -> JsonResponse
     run = AnswerRun.objects.filter(project=project, pk=pk).select_related("chunking").first()
     if run is None:
         return JsonResponse({"error": "no such answer run"}, status=404)
-    return JsonResponse(metrics_json(run))
+    try:
+        sources = requested_sources(request, project)
+    except SourcesError as error:
+        return JsonResponse({"error": str(error)}, status=400)
+    return JsonResponse(metrics_json(run, sources))
 
 
 def _live_reader(request: HttpRequest, slug: str):
@@ -169,9 +185,10 @@ def answer_compare(request: HttpRequest, slug: str) -> JsonResponse:
     try:
         names = chosen_measures(request.GET.getlist("measure"))
         runs = chosen_answer_runs(project, ids, int(baseline) if baseline else None)
-    except BadParameters as error:
+        sources = requested_sources(request, project)
+    except (BadParameters, SourcesError) as error:
         return JsonResponse({"error": str(error)}, status=400)
-    return JsonResponse(comparison_json(compare_answer_runs(runs, names)))
+    return JsonResponse(comparison_json(compare_answer_runs(runs, names, sources=sources)))
 
 
 @token_required
@@ -190,8 +207,9 @@ def answer_gate(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
     try:
         names = chosen_measures(form.measures)
         runs = chosen_answer_runs(project, [pk], params["baseline"])
-    except BadParameters as error:
+        sources = requested_sources(request, project)
+    except (BadParameters, SourcesError) as error:
         return JsonResponse({"error": str(error)}, status=400)
-    comparison = compare_answer_runs(runs, names)
+    comparison = compare_answer_runs(runs, names, sources=sources)
     outcome = gate(comparison, params["max_drops"], params["alpha"])
     return JsonResponse(gate_json(comparison, outcome), status=200 if outcome.passed else 422)

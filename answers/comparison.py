@@ -27,7 +27,7 @@ from metrics.gate import GateResult
 from numerics.comparison import SEED, Comparison, MeasureComparison, compare
 from web.errors import BadParameters
 
-from .metrics import MEASURES, RunScores, run_scores
+from .metrics import MEASURES, RunScores, answer_sources, run_scores
 from .models import AnswerRun
 
 
@@ -75,6 +75,7 @@ class AnswerComparison:
     qids: list[str]
     alpha: float
     by_measure: dict[str, Comparison]
+    sources: list[str]  # the label sources the judged measures stand on
 
     @property
     def n_queries(self) -> int:
@@ -109,10 +110,12 @@ def _aligned(scores: list[RunScores]) -> tuple[list[str], list[dict[str, np.ndar
 
 
 def compare_answer_runs(
-    runs: list[AnswerRun], names: list[str], *, alpha: float = 0.05
+    runs: list[AnswerRun], names: list[str], *, alpha: float = 0.05, sources=None
 ) -> AnswerComparison:
-    """``runs[1:]`` against ``runs[0]`` on the answer measures ``names``."""
-    qids, values = _aligned([run_scores(run) for run in runs])
+    """``runs[1:]`` against ``runs[0]`` on the answer measures ``names``, on the
+    judgements of ``sources`` (``answers.metrics.answer_sources``: people by default)."""
+    sources = answer_sources(runs[0].project, sources)
+    qids, values = _aligned([run_scores(run, sources) for run in runs])
     by_measure = {}
     for name in names:
         table = np.array([v[name] for v in values], dtype=np.float64).reshape(len(runs), -1)
@@ -127,7 +130,7 @@ def compare_answer_runs(
             alpha=alpha,
         )
     order = sorted(qids, key=lambda q: q.encode())
-    return AnswerComparison(runs[0], runs[1:], order, alpha, by_measure)
+    return AnswerComparison(runs[0], runs[1:], order, alpha, by_measure, sources.names)
 
 
 def comparison_json(comparison: AnswerComparison) -> dict:
@@ -135,6 +138,7 @@ def comparison_json(comparison: AnswerComparison) -> dict:
     --json`` give it."""
     return {
         "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
+        "sources": comparison.sources,
         "queries": comparison.n_queries,
         "alpha": comparison.alpha,
         "seed": SEED,
@@ -175,6 +179,7 @@ def gate_json(comparison: AnswerComparison, outcome: GateResult) -> dict:
         "pass": outcome.passed,
         "run": {"id": run.pk, "name": run.name},
         "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
+        "sources": comparison.sources,
         "queries": comparison.n_queries,
         "checks": checks,
         "failing": [c for c in checks if not c["pass"]],

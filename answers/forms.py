@@ -47,10 +47,25 @@ class AdjudicationForm(forms.Form):
 
 
 class AnswerCalibrationForm(forms.Form):
-    """Two sides of the answers' calibration: label sources (``people``, ``judge:x`` …)."""
+    """Two sides of the answers' calibration: label sources (``people``, ``judge:x`` …),
+    and the answer runs (``runs``: a name per value, repeated, as the command's ``--runs``;
+    none: every active run)."""
 
     a = forms.CharField(required=False, max_length=2000)
     b = forms.CharField(required=False, max_length=2000)
+    runs = forms.MultipleChoiceField(required=False)
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        given = data.getlist("runs") if hasattr(data, "getlist") else []
+        # Any name is taken here; calibrate_answers refuses one the project lacks.
+        self.fields["runs"].choices = [(name, name) for name in given if len(name) <= 200]
+
+    def clean_runs(self) -> list[str] | None:
+        names = [n.strip() for n in self.cleaned_data["runs"] if n.strip()]
+        if len(names) > 500:
+            raise forms.ValidationError("name at most 500 runs")
+        return list(dict.fromkeys(names)) or None
 
 
 class LlmJudgingForm(forms.Form):

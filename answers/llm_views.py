@@ -119,13 +119,17 @@ def calibration(request: HttpRequest, slug: str) -> HttpResponse:
     result = None
     if b:
         try:
-            result = calibrate_answers(project, a, b)
+            result = calibrate_answers(project, a, b, form.cleaned_data["runs"])
         except SourcesError as error:
             return HttpResponseBadRequest(str(error))
     context = {
         "project": project,
         "membership": membership,
         "chosen": {"a": a, "b": b or ""},
+        "all_runs": list(
+            AnswerRun.objects.filter(project=project).active().values_list("name", flat=True)
+        ),
+        "chosen_runs": form.cleaned_data["runs"] or [],
         "choices": source_choices(project),
         "result": result,
         **(_table(result) if result else {}),
@@ -136,8 +140,9 @@ def calibration(request: HttpRequest, slug: str) -> HttpResponse:
 @token_required
 @require_GET
 def api_calibration(request: HttpRequest, slug: str) -> JsonResponse:
-    """``?a=people&b=judge:<slug>`` (default: people against the first judge), for those
-    who read live grades; the same values as the page and ``answer_calibration``."""
+    """``?a=people&b=judge:<slug>[&runs=NAME&runs=NAME]`` (default: people against the
+    first judge, on every active answer run), for those who read live grades; the same
+    values as the page and ``answer_calibration [--runs NAME ...]``."""
     project, membership = get_project_for_user(request, slug)
     if not reads_live_grades(membership):
         return JsonResponse({"error": "the calibration stands on the live judgements"}, status=403)
@@ -149,6 +154,7 @@ def api_calibration(request: HttpRequest, slug: str) -> JsonResponse:
             project,
             form.cleaned_data["a"].strip() or "people",
             form.cleaned_data["b"].strip() or None,
+            form.cleaned_data["runs"],
         )
     except SourcesError as error:
         return JsonResponse({"error": str(error)}, status=400)

@@ -1,8 +1,10 @@
 """Answer runs measured: the one path from answers, judgements and gold evidence to the
 numbers the dashboard, ``answer_metrics``, ``export_metrics`` and the API show.
 
-Judgements that count are people's (pseudo-annotators — imported assessor sets and judge
-versions — are left out), combined per target by ``numerics.answers.combine_values``
+Judgements that count are those of the label sources chosen (``answer_sources``: the
+tokens of ``annotator.sources``, ``people`` by default — pseudo-annotators, imported
+assessor sets and judge versions, count only when chosen; a lead's adjudication counts
+when people do), combined per target by ``numerics.answers.combine_values``
 (a lead's adjudication, else the low median). Citation validity needs no judgement: a
 citation is valid when the query's gold evidence — the live labels of
 ``people,assessors``, mapped onto the cited span under the project's mapping policy and
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.models import Membership
-from annotator.sources import Sources, resolve_sources
+from annotator.sources import ASSESSORS, PEOPLE, Sources, resolve_sources, source_labels
 from gold.policy import resolve_mapping
 from gold.units import Units, live_labels, unit_grades
 from nuggets.models import Nugget
@@ -33,6 +35,18 @@ from .models import (
 )
 
 MEASURES = measures.MEASURES
+DEFAULT_ANSWER_SOURCES = PEOPLE
+
+
+def answer_sources(project, requested=None) -> Sources:
+    """The label sources answer measures stand on: ``requested`` (a comma-separated text,
+    tokens or ``Sources``) resolved by ``annotator.sources.resolve_sources``, ``people``
+    when nothing is asked; ``SourcesError`` for tokens naming nothing of the project."""
+    if isinstance(requested, Sources):
+        return requested
+    if isinstance(requested, list | tuple):
+        requested = ",".join(requested)
+    return resolve_sources(project, (requested or "").strip() or DEFAULT_ANSWER_SOURCES)
 
 
 def citation_validity(project, citations: list[tuple[int, int, int, int]]) -> np.ndarray:
@@ -199,30 +213,83 @@ def _level(levels: tuple[str, ...], value: int) -> str | None:
     return None if value == measures.UNJUDGED else levels[value]
 
 
-def answer_detail(answer: Answer) -> dict:
-    """One answer's drill-down: each nugget's status, each sentence with its citations'
-    support and validity (or, uncited, whether it needs one), the CRAG grade and the
-    answer's measures — the values the run's measures stand on."""
+def _answer_values(answer: Answer, sources: Sources | None, nuggets, sentences, citations):
+    """One answer's combined values per aspect on ``sources`` (people when None)."""
     run = answer.run
-    nuggets = list(answer.query.nuggets.order_by("order", "pk"))
-    nugget_values = _people_values(
-        run, Aspect.NUGGET, "nugget", {(answer.pk, n.pk): i for i, n in enumerate(nuggets)}
+    return {
+        Aspect.NUGGET: _people_values(
+            run,
+            Aspect.NUGGET,
+            "nugget",
+            {(answer.pk, n.pk): i for i, n in enumerate(nuggets)},
+            sources,
+        ),
+        Aspect.SUPPORT: _people_values(
+            run,
+            Aspect.SUPPORT,
+            "citation",
+            {(answer.pk, c.pk): i for i, c in enumerate(citations)},
+            sources,
+        ),
+        Aspect.NEEDS_CITATION: _people_values(
+            run,
+            Aspect.NEEDS_CITATION,
+            "sentence",
+            {(answer.pk, s.pk): i for i, s in enumerate(sentences)},
+            sources,
+        ),
+        Aspect.CRAG: _people_values(run, Aspect.CRAG, None, {(answer.pk, None): 0}, sources),
+    }
+
+
+def beside_sources(answer: Answer, sources: Sources) -> list[str]:
+    """The sources shown beside the counted values in an answer's drill-down: ``people``
+    (when they do not count alone) and every judge version that judged this answer or is
+    among ``sources`` (``judge:<slug>@<n>``), in the order of their slugs and versions."""
+    project = answer.run.project
+    judged = set(
+        AnswerJudgment.objects.filter(answer=answer)
+        .filter(
+            annotator__in=Membership.objects.filter(project=project, is_pseudo=True).values(
+                "user_id"
+            )
+        )
+        .values_list("annotator__username", flat=True)
     )
+    names = judged | {name for name, label in sources.chosen.items() if label != ASSESSORS}
+    labels = source_labels(project, sorted(names))
+    judges = sorted(
+        {label for label in labels.values() if label.startswith("judge:")},
+        key=lambda t: (t.partition("@")[0], int(t.partition("@")[2] or 0)),
+    )
+    people = [] if sources.tokens == (PEOPLE,) else [PEOPLE]
+    return people + judges
+
+
+def answer_detail(answer: Answer, sources: Sources | None = None) -> dict:
+    """One answer's drill-down on ``sources`` (people when None): each nugget's status,
+    each sentence with its citations' support and validity (or, uncited, whether it needs
+    one), the CRAG grade and the answer's measures — the values the run's measures stand
+    on; and beside them (``beside``) the values of people and of each judge version that
+    judged the answer or is chosen (``beside_sources``), in the same order per row."""
+    run = answer.run
+    sources = answer_sources(run.project, sources)
+    nuggets = list(answer.query.nuggets.order_by("order", "pk"))
     sentences = list(answer.sentences.order_by("number").prefetch_related("citations__document"))
     citations = [c for s in sentences for c in s.citations.all()]
-    support = _people_values(
-        run, Aspect.SUPPORT, "citation", {(answer.pk, c.pk): i for i, c in enumerate(citations)}
-    )
-    needs = _people_values(
-        run,
-        Aspect.NEEDS_CITATION,
-        "sentence",
-        {(answer.pk, s.pk): i for i, s in enumerate(sentences)},
-    )
+    counted = _answer_values(answer, sources, nuggets, sentences, citations)
+    beside = beside_sources(answer, sources)
+    others = [
+        _answer_values(answer, answer_sources(run.project, token), nuggets, sentences, citations)
+        for token in beside
+    ]
+
+    def other(aspect, levels, i):
+        return [_level(levels, int(values[aspect][i])) for values in others]
+
     valid = citation_validity(
         run.project, [(answer.query_id, c.document_id, c.start, c.end) for c in citations]
     )
-    crag = _people_values(run, Aspect.CRAG, None, {(answer.pk, None): 0})[0]
     at = 0
     rows = []
     for i, sentence in enumerate(sentences):
@@ -235,41 +302,50 @@ def answer_detail(answer: Answer) -> dict:
                     "start": citation.start,
                     "end": citation.end,
                     "text": citation.document.text[citation.start : citation.end],
-                    "support": _level(measures.SUPPORT_LEVELS, int(support[at])),
+                    "support": _level(measures.SUPPORT_LEVELS, int(counted[Aspect.SUPPORT][at])),
+                    "beside": other(Aspect.SUPPORT, measures.SUPPORT_LEVELS, at),
                     "valid": bool(valid[at]),
                 }
             )
             at += 1
+        needs = _level(measures.NEEDS_LEVELS, int(counted[Aspect.NEEDS_CITATION][i]))
         rows.append(
             {
                 "number": sentence.number,
                 "text": sentence.text,
                 "citations": cited,
-                "needs_citation": None if cited else _level(measures.NEEDS_LEVELS, int(needs[i])),
+                "needs_citation": None if cited else needs,
+                "needs_beside": []
+                if cited
+                else other(Aspect.NEEDS_CITATION, measures.NEEDS_LEVELS, i),
             }
         )
-    scores = run_scores_of_answer(run, answer.pk)
+    scores = run_scores_of_answer(run, answer.pk, sources)
     return {
         "qid": answer.query.qid,
         "query": answer.query.text,
+        "sources": sources.names,
+        "beside": beside,
         "nuggets": [
             {
                 "id": n.nugget_id,
                 "text": n.text,
                 "importance": n.importance,
-                "status": _level(measures.NUGGET_LEVELS, int(v)),
+                "status": _level(measures.NUGGET_LEVELS, int(counted[Aspect.NUGGET][i])),
+                "beside": other(Aspect.NUGGET, measures.NUGGET_LEVELS, i),
             }
-            for n, v in zip(nuggets, nugget_values.tolist(), strict=True)
+            for i, n in enumerate(nuggets)
         ],
         "sentences": rows,
-        "crag": _level(measures.CRAG_LEVELS, int(crag)),
+        "crag": _level(measures.CRAG_LEVELS, int(counted[Aspect.CRAG][0])),
+        "crag_beside": other(Aspect.CRAG, measures.CRAG_LEVELS, 0),
         "measures": scores,
     }
 
 
-def run_scores_of_answer(run: AnswerRun, answer_pk: int) -> dict:
+def run_scores_of_answer(run: AnswerRun, answer_pk: int, sources: Sources | None = None) -> dict:
     """The measures of one answer (from the run's scores, so they are the same numbers)."""
-    for row in run_scores(run).per_query():
+    for row in run_scores(run, sources).per_query():
         if row["answer"] == answer_pk:
             return {name: row[name] for name in MEASURES}
     return {}

@@ -16,25 +16,46 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from annotator.access import get_project_for_user, require_grades
+from annotator.sources import SourcesError, source_choices
 from api.metrics_views import _ids
 from metrics.charts import delta_chart
-from web.errors import BadParameters
+from web.errors import BadParameters, answers_bad_parameters
 
 from .agreement import agreement_section
+from .api_views import requested_sources
 from .comparison import chosen_answer_runs, chosen_measures, compare_answer_runs
-from .metrics import MEASURES, answer_detail, run_scores
+from .metrics import MEASURES, answer_detail, answer_sources, run_scores
 from .models import Answer, AnswerRun
 from .presenting import MEASURE_LABELS, measure_columns
 
 
+def _sources(request: HttpRequest, project):
+    """The label sources asked (``?sources=``, people by default); a bad one: 400."""
+    try:
+        return requested_sources(request, project)
+    except SourcesError as error:
+        raise BadParameters(str(error)) from None
+
+
+def _sources_context(project, sources) -> dict:
+    """What the sources line and the sources picker show."""
+    return {
+        "sources": sources,
+        "source_choices": source_choices(project),
+        "sources_query": "" if sources.tokens == ("people",) else sources.text,
+    }
+
+
 @login_required
 @require_GET
+@answers_bad_parameters
 def dashboard(request: HttpRequest, slug: str):
     project, membership = get_project_for_user(request, slug)
     require_grades(membership, None)
+    sources = _sources(request, project)
     rows = []
     for run in AnswerRun.objects.filter(project=project).active():
-        summary = run_scores(run).summary()
+        summary = run_scores(run, sources).summary()
         rows.append({"run": run, "means": [summary[name] for name in MEASURES]})
     return TemplateResponse(
         request,
@@ -45,17 +66,20 @@ def dashboard(request: HttpRequest, slug: str):
             "columns": measure_columns(),
             "rows": rows,
             "agreement": agreement_section(project=project, membership=membership),
+            **_sources_context(project, sources),
         },
     )
 
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def run_detail(request: HttpRequest, slug: str, pk: int):
     project, membership = get_project_for_user(request, slug)
     require_grades(membership, None)
     run = get_object_or_404(AnswerRun, pk=pk, project=project)
-    scores = run_scores(run)
+    sources = _sources(request, project)
+    scores = run_scores(run, sources)
     rows = [
         {"qid": row["qid"], "answer": row["answer"], "values": [row[m] for m in MEASURES]}
         for row in scores.per_query()
@@ -71,18 +95,21 @@ def run_detail(request: HttpRequest, slug: str, pk: int):
             "columns": measure_columns(),
             "means": [summary[name] for name in MEASURES],
             "rows": rows,
+            **_sources_context(project, sources),
         },
     )
 
 
 @login_required
 @require_GET
+@answers_bad_parameters
 def answer_view(request: HttpRequest, slug: str, pk: int, answer: int):
     project, membership = get_project_for_user(request, slug)
     require_grades(membership, None)
     run = get_object_or_404(AnswerRun, pk=pk, project=project)
     found = get_object_or_404(Answer.objects.select_related("query", "run"), pk=answer, run=run)
-    detail = answer_detail(found)
+    sources = _sources(request, project)
+    detail = answer_detail(found, sources)
     return TemplateResponse(
         request,
         "answers/answer_detail.html",
@@ -95,6 +122,7 @@ def answer_view(request: HttpRequest, slug: str, pk: int, answer: int):
             "measures": [
                 (label, detail["measures"].get(name)) for name, label in measure_columns()
             ],
+            **_sources_context(project, sources),
         },
     )
 
@@ -109,6 +137,10 @@ def compare(request: HttpRequest, slug: str):
     require_grades(membership, None)
     ids = _ids(request.GET.getlist("runs"))
     baseline = request.GET.get("baseline", "").strip()
+    try:
+        sources, problem = requested_sources(request, project), ""
+    except SourcesError as error:
+        sources, problem = answer_sources(project), str(error)
     context = {
         "project": project,
         "membership": membership,
@@ -117,8 +149,11 @@ def compare(request: HttpRequest, slug: str):
         "selected": ids or [],
         "chosen": request.GET.getlist("measure"),
         "comparison": None,
-        "problem": "",
+        "problem": problem,
+        **_sources_context(project, sources),
     }
+    if problem:
+        return TemplateResponse(request, "answers/compare.html", context, status=400)
     if ids is None or (baseline and not (baseline.isascii() and baseline.isdigit())):
         context["problem"] = _("Bad comparison parameters.")
         return TemplateResponse(request, "answers/compare.html", context, status=400)
@@ -130,7 +165,7 @@ def compare(request: HttpRequest, slug: str):
     except BadParameters as error:
         context["problem"] = str(error)
         return TemplateResponse(request, "answers/compare.html", context, status=400)
-    comparison = compare_answer_runs(runs, names)
+    comparison = compare_answer_runs(runs, names, sources=sources)
     first = names[0]
     context |= {
         "comparison": comparison,

@@ -64,7 +64,8 @@ def test_dashboard_equals_cli_equals_api(judged, login):
     # The plain table and --runs: the same means.
     out = StringIO()
     call_command("answer_metrics", "acme", "--runs", "sys", stdout=out)
-    header, row = out.getvalue().strip().splitlines()
+    header, row, sources = out.getvalue().strip().splitlines()
+    assert sources == "sources: people"
     assert header.split("\t")[2:] == list(MEASURES)
     assert row.split("\t")[MEASURES.index("crag") + 2] == "0.5000 (1)"
 

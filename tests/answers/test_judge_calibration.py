@@ -205,3 +205,31 @@ def test_the_page_the_api_and_the_command_give_the_same_values(calibrated, clien
         client.get(reverse("answers:calibration", args=["acme"]), {"b": "judge:nobody"}).status_code
         == 400
     )
+
+
+def test_the_api_takes_the_runs_as_the_command_does(calibrated, client):
+    from api.models import ApiToken
+
+    out = io.StringIO()
+    call_command("answer_calibration", "acme", "--runs", "sys", "alt", "--json", stdout=out)
+    from_command = json.loads(out.getvalue())
+    expected = calibrate_answers(calibrated["project"], "people", "judge:fake", ["sys", "alt"])
+    assert from_command == json.loads(json.dumps(expected.as_json()))
+    assert [p["run"] for p in from_command["rankings"][0]["runs"]] == ["alt", "sys"]
+    everything = calibrate_answers(calibrated["project"], "people", "judge:fake").as_json()
+    assert from_command["aspects"] != everything["aspects"]
+
+    token = ApiToken.create_for(calibrated["viewer"], "t")[1]
+    url = reverse("answers:api_answer_calibration", args=["acme"])
+    response = client.get(url, {"runs": ["sys", "alt"]}, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 200
+    assert response.json() == from_command
+    bad = client.get(url, {"runs": ["sys", "nope"]}, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert bad.status_code == 400 and "nope" in bad.json()["error"]
+
+    client.force_login(calibrated["viewer"])
+    page = client.get(reverse("answers:calibration", args=["acme"]), {"runs": ["sys", "alt"]})
+    body = page.content.decode()
+    support = from_command["aspects"][1]
+    assert f'data-exact="{support["exact_agreement"]:.4f}"' in body
+    assert 'value="alt" checked' in body and 'value="weak">' in body

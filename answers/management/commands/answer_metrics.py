@@ -1,4 +1,5 @@
-"""manage.py answer_metrics SLUG [--runs NAME ...] [--json]: the answer runs' measures;
+"""manage.py answer_metrics SLUG [--runs NAME ...] [--sources TOKENS] [--json]: the answer
+runs' measures on the judgements of the label sources chosen (people by default);
 with --baseline NAME, the runs compared with it (as ``manage.py compare`` and the API's
 ``answers/compare/``)."""
 
@@ -9,9 +10,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
+from annotator.sources import SourcesError
 from answers.api_views import metrics_json
 from answers.comparison import chosen_measures, compare_answer_runs, comparison_json
-from answers.metrics import MEASURES
+from answers.metrics import MEASURES, answer_sources
 from answers.models import AnswerRun
 from metrics.run_comparison import RANDOMIZATION, T_TEST
 from web.errors import BadParameters
@@ -30,6 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("--runs", nargs="+", default=[], help="answer run names (default: all)")
         parser.add_argument("--json", action="store_true", help="JSON, one object per run")
+        parser.add_argument(
+            "--sources",
+            default="",
+            help="whose judgements count, comma-separated: people, assessors, judges, "
+            "judge:<slug>, judge:<slug>@<n> (default: people)",
+        )
         parser.add_argument("--baseline", help="compare the runs with this answer run (by name)")
         parser.add_argument(
             "-m",
@@ -55,14 +63,24 @@ class Command(BaseCommand):
         )
         if missing:
             raise CommandError(f"no answer run {', '.join(map(repr, missing))} in {slug!r}")
+        try:
+            options["sources"] = answer_sources(project, options["sources"])
+        except SourcesError as error:
+            raise CommandError(str(error)) from None
         if options["baseline"]:
             return self.compare(chosen, runs, options)
         if options["measures"]:
             raise CommandError("--measure chooses the measures compared: give --baseline")
         chosen = chosen.filter(name__in=runs) if runs else chosen.active()
-        results = [metrics_json(run) for run in chosen]
+        results = [metrics_json(run, options["sources"]) for run in chosen]
         if options["json"]:
-            self.stdout.write(json.dumps({"answer_runs": results}, ensure_ascii=False, indent=1))
+            self.stdout.write(
+                json.dumps(
+                    {"sources": options["sources"].names, "answer_runs": results},
+                    ensure_ascii=False,
+                    indent=1,
+                )
+            )
             return
         self.stdout.write("\t".join(["run", "answers", *MEASURES]))
         for result in results:
@@ -71,6 +89,7 @@ class Command(BaseCommand):
                 m = result["measures"][name]
                 cells.append("-" if m["mean"] is None else f"{m['mean']:.4f} ({m['answers']})")
             self.stdout.write("\t".join(cells))
+        self.stdout.write(f"sources: {options['sources'].text}")
 
     def compare(self, chosen, runs: list[str], options) -> None:
         """The runs (all active ones when none is named) against the baseline."""
@@ -87,7 +106,9 @@ class Command(BaseCommand):
             measures = chosen_measures(options["measures"])
         except BadParameters as error:
             raise CommandError(str(error)) from None
-        comparison = compare_answer_runs(ordered, measures, alpha=options["alpha"])
+        comparison = compare_answer_runs(
+            ordered, measures, alpha=options["alpha"], sources=options["sources"]
+        )
         result = comparison_json(comparison)
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False, indent=1))
@@ -121,7 +142,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{RANDOMIZATION} paired randomization test, {T_TEST} paired t-test: different "
             f"from the baseline at p < {result['alpha']} after Holm's correction "
-            f"({result['queries']} queries answered by every run)"
+            f"({result['queries']} queries answered by every run; sources: "
+            f"{','.join(result['sources'])})"
         )
 
 

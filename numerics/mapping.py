@@ -198,11 +198,15 @@ def map_pairs(evidence: SpanArrays, units: SpanArrays, *, policy: MappingPolicy)
     """
     found = _Candidates(evidence, units)
     keep = found.qualifying(policy)
+    pair_evidence, position = found.evidence, found.position
+    if not keep.all():  # any_overlap keeps every candidate: no copies
+        pair_evidence, position = pair_evidence[keep], position[keep]
+    pair_unit = found.order[position]
     empty_evidence, empty_unit = _identical_empty(evidence, units)
-    return (
-        np.concatenate([found.evidence[keep], empty_evidence]),
-        np.concatenate([found.order[found.position[keep]], empty_unit]),
-    )
+    if empty_evidence.size:
+        pair_evidence = np.concatenate([pair_evidence, empty_evidence])
+        pair_unit = np.concatenate([pair_unit, empty_unit])
+    return pair_evidence, pair_unit
 
 
 def best_evidence(grade, *groups) -> np.ndarray:
@@ -228,14 +232,14 @@ def best_evidence(grade, *groups) -> np.ndarray:
             first[1:] |= ordered[1:] != ordered[:-1]
         return order[first]
     if size <= 4 * n + 1024:
-        # Few possible groups: no sort. The top grade of each group, then the first pair
-        # holding it; groups come out in key order.
-        top = np.full(size, np.iinfo(np.int64).min, dtype=np.int64)
-        np.maximum.at(top, key, grade)
-        at_top = np.flatnonzero(grade == top[key])
-        first = np.full(size, n, dtype=np.int64)
-        np.minimum.at(first, key[at_top], at_top)
-        return first[first < n]
+        # Few possible groups: no sort, one pass. Each pair's rank is its grade, then the
+        # earlier the better (grade · n + n − 1 − position); a group's highest rank names
+        # its pair. Groups come out in key order.
+        position = np.arange(n, dtype=np.int64)
+        rank = (grade - grade.min()) * n + (n - 1 - position)
+        top = np.full(size, -1, dtype=np.int64)
+        np.maximum.at(top, key, rank)
+        return n - 1 - top[top >= 0] % n
     order = np.lexsort((-grade, key))  # stable: equal grades keep the pairs' order
     ordered = key[order]
     return order[np.r_[True, ordered[1:] != ordered[:-1]]]

@@ -8,6 +8,7 @@ from api.openapi import (
     ERROR,
     RUN_ID,
     SLUG,
+    SOURCES,
     errors,
     ok,
     operation,
@@ -87,10 +88,17 @@ MEASURE_NAMES = [
     "crag",
     "correct",
 ]
+SOURCES_PARAMETER = parameter(
+    "sources",
+    "whose judgements count, comma-separated: people, assessors, judges, judge:<slug>, "
+    "judge:<slug>@<n> (default people)",
+    {"type": "string"},
+)
 METRICS = schema_object(
-    ["answer_run", "measures", "per_query"],
+    ["answer_run", "sources", "measures", "per_query"],
     {
         "answer_run": ANSWER_RUN,
+        "sources": SOURCES,
         "measures": schema_object(MEASURE_NAMES, {name: MEASURE for name in MEASURE_NAMES}),
         "per_query": {
             "type": "array",
@@ -114,9 +122,10 @@ MEASURES_PARAMETER = parameter(
     explode=True,
 )
 COMPARISON = schema_object(
-    ["baseline", "queries", "measures"],
+    ["baseline", "sources", "queries", "measures"],
     {
         "baseline": {"type": "object"},
+        "sources": SOURCES,
         "queries": {"type": "integer", "description": "queries every run answered"},
         "alpha": {"type": "number"},
         "seed": {"type": "integer"},
@@ -139,11 +148,12 @@ COMPARISON = schema_object(
 )
 ANSWER_CHECK = {**CHECK, "properties": {**CHECK["properties"], "queries": {"type": "integer"}}}
 ANSWER_GATE = schema_object(
-    ["pass", "run", "baseline", "checks", "failing"],
+    ["pass", "run", "baseline", "sources", "checks", "failing"],
     {
         "pass": {"type": "boolean"},
         "run": {"type": "object"},
         "baseline": {"type": "object"},
+        "sources": SOURCES,
         "queries": {"type": "integer"},
         "checks": {"type": "array", "items": ANSWER_CHECK},
         "failing": {"type": "array", "items": ANSWER_CHECK},
@@ -221,6 +231,13 @@ PATHS = {
                 parameter(
                     "b", "side b's label sources (default the first judge)", {"type": "string"}
                 ),
+                parameter(
+                    "runs",
+                    "answer run names, one per value (default: every active run)",
+                    {"type": "array", "items": {"type": "string"}},
+                    style="form",
+                    explode=True,
+                ),
             ],
             {**ok(CALIBRATION), **errors(400, 401, 403, 404)},
         )
@@ -237,6 +254,7 @@ PATHS = {
                     "baseline", "the baseline's id (default: the first run)", {"type": "integer"}
                 ),
                 MEASURES_PARAMETER,
+                SOURCES_PARAMETER,
             ],
             {**ok(COMPARISON), **errors(400, 401, 403, 404)},
         )
@@ -263,6 +281,7 @@ PATHS = {
                     {"type": "number"},
                 ),
                 {**MEASURES_PARAMETER, "required": True},
+                SOURCES_PARAMETER,
             ],
             {
                 **ok(ANSWER_GATE, "the run passes every check"),
@@ -278,8 +297,8 @@ PATHS = {
         "get": operation(
             "An answer run's measures: nugget scores, citation coverage, support, recall "
             "and validity, CRAG; means over the answers where defined, and every answer's",
-            [SLUG, RUN_ID],
-            {**ok(METRICS), **errors(401, 403, 404)},
+            [SLUG, RUN_ID, SOURCES_PARAMETER],
+            {**ok(METRICS), **errors(400, 401, 403, 404)},
         )
     },
     "/api/p/{slug}/answers/": {

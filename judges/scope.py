@@ -89,7 +89,10 @@ def pool_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
     depth = project.pool_depth
     runs = [
         r
-        for r in Run.objects.filter(project=project).select_related("chunking").order_by("pk")
+        for r in Run.objects.filter(project=project)
+        .select_related("chunking")
+        .without_results()
+        .order_by("pk")
         if can_evaluate(r, units.level)
     ]
     parts = []

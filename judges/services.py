@@ -337,6 +337,7 @@ def judged_mask(version: JudgeVersion, keys: ScopeKeys) -> np.ndarray:
     labels = np.array(
         Judgment.objects.filter(annotator=version.annotator, granularity=granularity)
         .values_list("query_id", "document_id" if chunk is None else "chunk_id")
+        .order_by()
         .distinct(),
         dtype=np.int64,
     ).reshape(-1, 2)

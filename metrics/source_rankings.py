@@ -88,7 +88,10 @@ def compare_sources(
     result = SourceRankings(first.source_names, second.source_names, measure, level, k)
     runs = [
         r
-        for r in Run.objects.filter(project=project).active().select_related("chunking")
+        for r in Run.objects.filter(project=project)
+        .active()
+        .select_related("chunking")
+        .without_results()
         if first.can_evaluate(r)
     ]
     runs.sort(key=lambda r: r.name)

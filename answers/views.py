@@ -166,7 +166,6 @@ def compare(request: HttpRequest, slug: str):
         context["problem"] = str(error)
         return TemplateResponse(request, "answers/compare.html", context, status=400)
     comparison = compare_answer_runs(runs, names, sources=sources)
-    first = names[0]
     context |= {
         "comparison": comparison,
         "baseline": comparison.baseline,
@@ -183,17 +182,19 @@ def compare(request: HttpRequest, slug: str):
         "deltas": [
             {
                 "run": run,
+                "measure": name,
                 "chart": delta_chart(
                     _("%(measure)s: %(run)s − %(baseline)s, per query")
                     % {
-                        "measure": MEASURE_LABELS[first],
+                        "measure": MEASURE_LABELS[name],
                         "run": run.name,
                         "baseline": comparison.baseline.name,
                     },
-                    comparison.differences(run, first).tolist(),
-                    first,
+                    comparison.differences(run, name).tolist(),
+                    str(MEASURE_LABELS[name]),
                 ),
             }
+            for name in names
             for run in comparison.others
         ],
     }

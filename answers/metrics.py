@@ -244,8 +244,9 @@ def _answer_values(answer: Answer, sources: Sources | None, nuggets, sentences, 
 
 def beside_sources(answer: Answer, sources: Sources) -> list[str]:
     """The sources shown beside the counted values in an answer's drill-down: ``people``
-    (when they do not count alone) and every judge version that judged this answer or is
-    among ``sources`` (``judge:<slug>@<n>``), in the order of their slugs and versions."""
+    and every judge version that judged this answer or is among ``sources``
+    (``judge:<slug>@<n>``, in the order of their slugs and versions) — each unless it is
+    all that counts (its column would repeat the counted values)."""
     project = answer.run.project
     judged = set(
         AnswerJudgment.objects.filter(answer=answer)
@@ -262,8 +263,9 @@ def beside_sources(answer: Answer, sources: Sources) -> list[str]:
         {label for label in labels.values() if label.startswith("judge:")},
         key=lambda t: (t.partition("@")[0], int(t.partition("@")[2] or 0)),
     )
-    people = [] if sources.tokens == (PEOPLE,) else [PEOPLE]
-    return people + judges
+    # A column that would repeat the counted values (the one source counted) is left out.
+    shown = [PEOPLE, *judges]
+    return [t for t in shown if resolve_sources(project, t).key != sources.key]
 
 
 def answer_detail(answer: Answer, sources: Sources | None = None) -> dict:

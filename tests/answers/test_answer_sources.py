@@ -279,20 +279,26 @@ def test_drilldown_shows_a_judges_values_beside_peoples(two_runs, login):
     assert detail["sentences"][2]["needs_beside"] == ["no"]
     # The judge chosen: its values are counted and people's are beside.
     chosen = answer_detail(q1, answer_sources(two_runs["project"], "judge:fake"))
-    assert chosen["beside"] == ["people", "judge:fake@1"]
+    assert chosen["beside"] == ["people"]
     assert [(n["status"], n["beside"]) for n in chosen["nuggets"]] == [
-        ("support", ["support", "support"]),
-        ("support", ["partial", "support"]),
-        ("support", ["not", "support"]),
+        ("support", ["support"]),
+        ("support", ["partial"]),
+        ("support", ["not"]),
     ]
+    # People and the judge counted together: each shown beside.
+    together = answer_detail(q1, answer_sources(two_runs["project"], "people,judge:fake"))
+    assert together["beside"] == ["people", "judge:fake@1"]
+    assert [n["status"] for n in together["nuggets"]] == ["support", "partial", "not"]
     assert chosen["measures"]["crag"] == 1.0
-    # q2: nobody's judge judged it; people alone, nothing beside unless a judge is chosen.
+    # q2: no judge judged it: nothing beside people's values unless a judge is chosen.
     q2 = run.answers.get(query__qid="q2")
     assert answer_detail(q2)["beside"] == []
     assert answer_detail(q2, answer_sources(two_runs["project"], "judge:fake"))["beside"] == [
-        "people",
-        "judge:fake@1",
+        "people"
     ]
+    assert answer_detail(q2, answer_sources(two_runs["project"], "people,judge:fake@1"))[
+        "beside"
+    ] == ["people", "judge:fake@1"]
 
     client = login(two_runs["viewer"])
     url = reverse("answers:answer", args=["acme", run.pk, q1.pk])
@@ -308,6 +314,6 @@ def test_drilldown_shows_a_judges_values_beside_peoples(two_runs, login):
     body = client.get(url, {"sources": "judge:fake"}).content.decode()
     assert 'data-sources="judge:fake"' in body
     assert re.findall(r'<td class="status">(.*?)</td>', body) == ["support"] * 3
-    assert beside_cells(body)["n3"] == ["not", "support"]
+    assert beside_cells(body)["n3"] == ["not"]
     q2_body = client.get(reverse("answers:answer", args=["acme", run.pk, q2.pk])).content.decode()
     assert 'class="beside"' not in q2_body

@@ -86,3 +86,39 @@ def test_answer_comparison_and_gold_diff_screens(browser, live_server, frozen, t
     assert "anna: " in page.inner_text(changed) and " 2 " not in page.inner_text(changed)
     page.locator("#answer-diff").screenshot(path=str(folder / "gold_diff_answers.png"))
     context.close()
+
+
+@pytest.mark.parametrize("language", ["en-US", "zh-CN"])
+def test_answer_numbers_on_a_judges_judgements_screens(
+    browser,
+    live_server,
+    answer_run,  # noqa: F811
+    assessor,  # noqa: F811
+    language,
+):
+    from tests.answers.test_answer_sources import judge_member
+    from tests.answers.test_metrics import gold_evidence, judge_q1
+
+    gold_evidence(answer_run, assessor)
+    judge_q1(answer_run, answer_run["annotator"], {"n1": 2, "n2": 1, "n3": 0}, [2, 1, 0], 1, 2)
+    judge = judge_member(answer_run["project"])
+    judge_q1(answer_run, judge, {"n1": 2, "n2": 2, "n3": 2}, [2, 2, 2], 0, 3)
+    context = browser.new_context(locale=language, viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    log_in(page, live_server, answer_run["viewer"].username, PASSWORD)
+    folder = SHOTS / language.split("-")[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    page.goto(live_server.url + reverse("answers:dashboard", args=["acme"]))
+    page.check("#sources-picker input[value='judge:fake']")
+    page.uncheck("#sources-picker input[value=people]")
+    page.click("#sources-form button[type=submit]")
+    page.wait_for_selector("#sources-line[data-sources='judge:fake']")
+    page.screenshot(path=str(folder / "answer_runs_judge_sources.png"), full_page=True)
+    page.click("#answer-runs a:text('sys')")
+    page.wait_for_selector("#answer-queries")
+    assert page.get_attribute("#sources-line", "data-sources") == "judge:fake"
+    page.click("tr[data-qid=q1] a")
+    page.wait_for_selector("#answer-nuggets th.beside")
+    assert page.get_attribute("#sources-line", "data-sources") == "judge:fake"
+    page.screenshot(path=str(folder / "answer_detail_beside.png"), full_page=True)
+    context.close()

@@ -353,17 +353,20 @@ def run_scores_of_answer(run: AnswerRun, answer_pk: int, sources: Sources | None
     return {}
 
 
-def export_table(project) -> tuple[list[str], list[list]]:
-    """Each active answer run's means (``export_metrics --table answers``): a row per run,
-    a column per measure and one with how many answers it is defined for."""
+def export_table(project, sources=None) -> tuple[list[str], list[list]]:
+    """Each active answer run's means (``export_metrics --table answers [--sources …]``):
+    a row per run, a column per measure and one with how many answers it is defined for,
+    and the label sources they stand on (people by default)."""
+    sources = answer_sources(project, sources)
     header = ["answer_run", "answers"]
     for name in MEASURES:
         header += [name, f"{name}_answers"]
+    header.append("sources")
     rows = []
     for run in AnswerRun.objects.filter(project=project).active():
-        summary = run_scores(run).summary()
+        summary = run_scores(run, sources).summary()
         row = [run.name, run.n_answers]
         for name in MEASURES:
             row += [summary[name]["mean"], summary[name]["answers"]]
-        rows.append(row)
+        rows.append([*row, sources.text])
     return header, rows

@@ -317,3 +317,18 @@ def test_drilldown_shows_a_judges_values_beside_peoples(two_runs, login):
     assert beside_cells(body)["n3"] == ["not"]
     q2_body = client.get(reverse("answers:answer", args=["acme", run.pk, q2.pk])).content.decode()
     assert 'class="beside"' not in q2_body
+
+
+def test_export_metrics_answers_table_on_the_sources_chosen(both):
+    def table(*extra):
+        out = StringIO()
+        call_command("export_metrics", "acme", "--table", "answers", *extra, stdout=out)
+        header, row = (line.split(",") for line in out.getvalue().splitlines()[:2])
+        return dict(zip(header, row, strict=True))
+
+    people = table()
+    assert (people["crag"], people["sources"]) == ("0.5", "people")
+    judge = table("--sources", "judge:fake")
+    assert (judge["crag"], judge["sources"]) == ("1.0", "judge:fake")
+    with pytest.raises(CommandError, match="no judge nobody"):
+        table("--sources", "judge:nobody")

@@ -7,6 +7,7 @@ from django.http import QueryDict
 
 from annotator.cli import project_named
 from annotator.models import Membership, Role
+from annotator.sources import SourcesError
 from metrics.export_tables import export_tables
 from metrics.forms import MetricsExportForm
 from metrics.tables import metrics_export
@@ -37,7 +38,8 @@ class Command(BaseCommand):
             "--table",
             default="",
             help="another table instead of the runs' metrics: answers (each answer run's "
-            "measures); XLSX exports carry every such table as a sheet",
+            "measures, on --sources, default people); XLSX exports carry every such table "
+            "as a sheet",
         )
         parser.add_argument("--format", choices=["csv", "xlsx"], default="csv")
         parser.add_argument("--output", help="file to write (required for xlsx)")
@@ -54,7 +56,12 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"no table {options['table']!r}; use one of {', '.join(sorted(tables))}"
                 )
-            self._write({options["table"]: tables[options["table"]](project)}, options)
+            build = tables[options["table"]]
+            try:
+                table = build(project, sources=options["sources"] or None)
+            except SourcesError as error:
+                raise CommandError(str(error)) from None
+            self._write({options["table"]: table}, options)
             return
         data = QueryDict(mutable=True)
         for key in ("level", "gold", "k", "mapping", "run", "format", "sources"):
@@ -71,7 +78,8 @@ class Command(BaseCommand):
         sheets = {"metrics": (exported.header, exported.table)}
         if options["format"] == "xlsx":
             sheets = exported.sheets()  # the table, then the about sheet: sources, policy
-            sheets.update({name: build(project) for name, build in tables.items()})
+            chosen = options["sources"] or None  # the answers' default: people
+            sheets.update({name: build(project, sources=chosen) for name, build in tables.items()})
         self._write(sheets, options)
 
     def _write(self, sheets: dict, options) -> None:

@@ -80,6 +80,8 @@ def copy_database(source: str, folder: Path) -> str:
     target = f"{connection.settings_dict['NAME']}_demo{next(_copies)}"[:63]
     connection.close()
     with connection._nodb_cursor() as cursor:
+        # A copy left by a run that was killed goes (the names are this worker's own).
+        cursor.execute(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)')
         for attempt in range(5):
             try:
                 cursor.execute(f'CREATE DATABASE "{target}" TEMPLATE "{source}"')

@@ -17,6 +17,7 @@ from annotator.access import get_project_for_user
 from annotator.models import Role
 from annotator.problems import shown
 from quality.models import QualityDimension
+from web.fields import MAX_WHOLE
 
 from .models import Judge
 from .quality_jobs import SCOPES, all_units, dimension_prompt, graded_by_people, plan_quality
@@ -25,7 +26,7 @@ from .services import JudgeError
 
 
 class QualityJobForm(forms.Form):
-    judge = forms.IntegerField(min_value=1)
+    judge = forms.IntegerField(min_value=1, max_value=MAX_WHOLE)
     dimension = forms.SlugField(max_length=40)
     scope = forms.ChoiceField(
         choices=[

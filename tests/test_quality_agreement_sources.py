@@ -4,7 +4,6 @@ an imported assessor set and a judge version count only when chosen."""
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
 from django.urls import reverse
@@ -82,6 +81,8 @@ def test_quality_agreement_counts_the_chosen_sources(login, personas, graded, so
 
 def test_a_judge_that_disagrees_changes_the_quality_kappa_only_when_chosen(login, personas, graded):
     client = login(personas["owner"])
+    import krippendorff
+
     people = _shown(client, "people,assessors")["agreement"]
     with_judge = _shown(client, "people,assessors,judges")["agreement"]
     assert "judge-mini-v1" not in people["annotators"]

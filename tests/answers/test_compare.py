@@ -17,8 +17,6 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from annotator.importing import run_import
 from annotator.models import Query
@@ -83,6 +81,9 @@ def api(token, name, *args, **params):
 
 
 def test_crag_comparison_against_scipy_statsmodels_and_an_exact_enumeration(three_runs):
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
     from answers.comparison import compare_answer_runs
 
     runs = three_runs["runs"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from numerics.words import HAN_RANGES, STOP_WORDS, words
 
 from .models import Chunking, Project
-from .search_sql import Scope, count_matching, matching
+from .search_sql import Scope, matching, matching_page
 
 MIN_INDEXED = 3  # a question's Chinese runs are cut into pieces this long
 MAX_TERMS = 32
@@ -202,7 +202,5 @@ def search_page(
     if scope is None or not terms:
         return Found([], 0, 0)
     offset = (page - 1) * per_page
-    ids = matching(scope, terms, any_term=False, offset=offset, limit=per_page)
-    if page == 1 and len(ids) < per_page:
-        return Found(ids, len(ids), 0)
-    return Found(ids, count_matching(scope, terms, COUNT_LIMIT + 1), offset)
+    ids, total = matching_page(scope, terms, offset=offset, limit=per_page, cap=COUNT_LIMIT + 1)
+    return Found(ids, total, offset)

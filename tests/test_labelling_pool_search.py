@@ -310,3 +310,33 @@ def test_search_hits_are_marked_and_every_piece_escaped():
     assert html == "&lt;b&gt;<mark>Wing</mark>&lt;/b&gt; &amp; wings, owing: a <mark>wing</mark>."
     evil = marked([("<script>", True), ("</mark><i>", False)])
     assert evil == "<mark>&lt;script&gt;</mark>&lt;/mark&gt;&lt;i&gt;"
+
+
+def test_the_search_page_costs_the_same_queries_for_few_or_many_matches(login, personas, library):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    query = Query.objects.create(project=library["project"], qid="q", text="x")
+    client = login(personas["annotator"])
+    url = reverse("annotator:label_query_search", args=["acme", query.pk])
+    counts = {}
+    for many in (False, True):
+        if many:
+            for i in range(40):
+                text = f"wing number {i}"
+                document = Document.objects.create(
+                    project=library["project"], doc_id=f"many{i}", text=text
+                )
+                Chunk.objects.create(
+                    chunking=library["chunking"],
+                    chunk_id=f"many{i}#0",
+                    document=document,
+                    start=0,
+                    end=len(text),
+                )
+        client.get(url, {"q": "wing"})
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(url, {"q": "wing"}, HTTP_HX_REQUEST="true").content.decode()
+        counts[many] = len(captured.captured_queries)
+        assert body.count("<mark>") >= (30 if many else 1)
+    assert counts[False] == counts[True]

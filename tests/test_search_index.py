@@ -162,3 +162,82 @@ def test_search_screen_counts_pages_and_starts_on_documents(
     body = client.get(url, {"q": "合同"}).content.decode()
     assert "5 documents found" in body
     assert '<option value="documents" selected>' in body
+
+
+# One page of results and its count, from as few passes over the matches as possible: the
+# ranked window's size is the count whenever the window holds every match.
+
+PAGE_CORPUS = (
+    ["wing wing wing 合同法规定", "the wing 合同", "罪 wing", "nothing here"]
+    + [f"wing number {i} 合同 法规" for i in range(9)]
+    + ["Wing and wing and WING 合同法规定 合同"]
+)
+
+
+def _reference(project, chunking, typed, page, per_page, documents=False):
+    """The page and count as two separate statements gave them (ranking, then counting)."""
+    from annotator.search_sql import Scope, count_matching, matching
+
+    scope = Scope(True, project.pk) if documents else Scope(False, chunking.pk)
+    terms = split_terms(typed)
+    offset = (page - 1) * per_page
+    ids = matching(scope, terms, any_term=False, offset=offset, limit=per_page)
+    return ids, count_matching(scope, terms, search_module.COUNT_LIMIT + 1)
+
+
+@pytest.mark.parametrize("window", [2000, 4])
+@pytest.mark.parametrize("typed", ["wing", "合同", "合同法规定", "罪", "法", "absent", "wing 合同"])
+@pytest.mark.parametrize("documents", [False, True])
+def test_a_page_and_its_count_are_what_ranking_and_counting_give(
+    corpus_of, monkeypatch, window, typed, documents
+):
+    from annotator import search_sql
+
+    monkeypatch.setattr(search_sql, "RANK_WINDOW", window)
+    project, chunking, _, _ = corpus_of(PAGE_CORPUS)
+    for page in (1, 2, 3):
+        found = search_page(
+            project, typed, chunking=chunking, documents=documents, page=page, per_page=3
+        )
+        expected_ids, expected_total = _reference(
+            project, chunking, typed, page, 3, documents=documents
+        )
+        assert (found.ids, found.total) == (expected_ids, expected_total), (typed, page)
+
+
+def test_the_first_page_is_ranked_by_occurrences_then_row(corpus_of):
+    """Hand-worked: the text saying "wing" most often comes first (both databases)."""
+    project, chunking, _, chunks = corpus_of(PAGE_CORPUS)
+    found = search_page(project, "wing", chunking=chunking, per_page=30)
+    assert found.total == 13
+    assert found.ids[0] in (chunks[0].pk, chunks[-1].pk)  # three occurrences each
+    assert set(found.ids) == {c.pk for c in chunks if "wing" in c.document.text.lower()}
+    if connection.vendor == "postgresql":  # occurrences, then the row: an exact order
+        assert found.ids[:2] == [chunks[0].pk, chunks[-1].pk]
+        assert found.ids[2:] == sorted(found.ids[2:])
+
+
+@pytest.mark.parametrize("typed", ["wing", "合同"])
+def test_a_page_with_every_match_in_its_window_is_one_statement(corpus_of, typed):
+    if connection.vendor not in ("sqlite", "postgresql"):
+        pytest.skip("no full-text index on this database")
+    counts = []
+    for size in (4, 40):
+        project, chunking, _, _ = corpus_of([f"{typed} {i}" for i in range(size)])
+        search_page(project, "warm", chunking=chunking)
+        with CaptureQueriesContext(connection) as captured:
+            found = search_page(project, typed, chunking=chunking, page=2, per_page=3)
+        assert found.total == size
+        counts.append(
+            sum(
+                any(t in q["sql"] for t in ("_chunk_search", "_chunk_fts", "_chunk_grams"))
+                for q in captured.captured_queries
+            )
+        )
+    assert counts[0] == counts[1] == 1  # the page and its count in one statement
+    if connection.vendor == "postgresql":  # the planner's settings are put back
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT current_setting('enable_indexscan'), current_setting('enable_seqscan')"
+            )
+            assert cursor.fetchone() == ("on", "on")

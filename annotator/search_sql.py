@@ -109,6 +109,20 @@ class _Query:
         sql = f"SELECT count(*) FROM (SELECT 1 FROM {self.source} WHERE {where} LIMIT %s) c"  # noqa: S608
         return sql, [*self.params, cap]
 
+    def page_and_count(self, offset: int, limit: int, cap: int) -> tuple[str, list]:
+        """PostgreSQL, a chunking's chunks: ``select()`` and ``count()`` in one pass over
+        the first ``cap`` matches; the first ``window()`` of them (the same rows
+        ``select()`` ranks: one plan, the table's order) are ranked, all are counted."""
+        where = " AND ".join(self.where)
+        sql = (
+            "SELECT s.id, s.n FROM (SELECT m.id, m.text, count(*) OVER () AS n, "  # noqa: S608
+            "row_number() OVER () AS rn FROM (SELECT s.chunk_id AS id, s.text AS text "
+            f"FROM {self.source} WHERE {where} LIMIT %s) m) s WHERE s.rn <= %s "
+            f"ORDER BY {self.score} DESC, s.id LIMIT %s OFFSET %s"
+        )
+        window = self.window(offset, limit)
+        return sql, [*self.params, cap, window, *self.score_params, limit, offset]
+
     key: str = "f.rowid"
     # PostgreSQL, a chunking's chunks: read the matches through the bitmap of the text
     # index. The planner prefers walking the chunking's btree and testing every chunk of
@@ -299,8 +313,9 @@ def matching_page(
     scope: Scope, terms: list[str], *, offset: int, limit: int, cap: int
 ) -> tuple[list[int], int]:
     """(this page's primary keys, best first; how many rows contain every term, counted
-    up to ``cap``). One query when the ranked window holds every match (the count is
-    the window's size); a second, capped count only when there are more."""
+    up to ``cap``). One statement when the ranked window holds every match (the count
+    is the window's size) or on PostgreSQL's chunks (one pass ranks and counts); a
+    second, capped count only otherwise."""
     if not terms:
         return [], 0
     query = _database_query(scope, terms, False)
@@ -310,6 +325,11 @@ def matching_page(
         if offset == 0 and len(ids) < limit:
             return ids, len(ids)
         return ids, _orm(scope, terms, False)[:cap].count()
+    if query.bitmap_only and query.window(offset, limit) < cap:
+        rows = _fetch_rows(*query.page_and_count(offset, limit, cap), True)
+        if rows or offset == 0:
+            return [row[0] for row in rows], rows[0][1] if rows else 0
+        return [], _fetch_rows(*query.count(cap), True)[0][0]
     rows = _fetch_rows(*query.select(offset, limit), query.bitmap_only)
     ids = [row[0] for row in rows]
     if rows and rows[0][1] < query.window(offset, limit):

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 
-from annotator.cli import project_named
 from answers.judge_jobs import ASPECTS, plan_answers, start_answers
-from judges.models import Judge
+from judges.cli import add_project_and_judge, cost, judge_named, queued
 from judges.services import JudgeError
 
 
@@ -23,8 +21,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug", help="the project's slug")
-        parser.add_argument("judge", help="the judge's slug or name")
+        add_project_and_judge(parser)
         parser.add_argument(
             "--runs", nargs="+", metavar="NAME", help="answer runs (default: every active one)"
         )
@@ -48,11 +45,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="the plan (and job) as JSON")
 
     def handle(self, *args, **options):
-        project = project_named(options["slug"])
-        name = options["judge"]
-        judge = Judge.objects.filter(Q(slug=name) | Q(name=name), project=project).first()
-        if judge is None:
-            raise CommandError(f"no judge {name!r} in {project.slug}")
+        judge = judge_named(options)
         try:
             plan = plan_answers(
                 judge,
@@ -75,14 +68,12 @@ class Command(BaseCommand):
             f"{plan.answers} answers of {', '.join(plan.runs) or 'no run'}: "
             f"{plan.nugget_questions} nugget calls and {plan.support_questions} citation "
             f"calls to make ({plan.already} already judged by version {plan.version.number}, "
-            f"skipped; {plan.without_nuggets} answers to queries without nuggets): about "
-            f"{plan.calls} calls without retries (budget {judge.budget}), "
-            f"≈ {plan.prompt_tokens()} prompt tokens and at most {plan.max_output_tokens} "
-            "output tokens"
+            f"skipped; {plan.without_nuggets} answers to queries without nuggets): "
+            f"{cost(plan, judge)}"
         )
         if not plan.questions:
             self.stdout.write("nothing to ask")
         elif job is None:
             self.stdout.write("dry run: nothing started")
         else:
-            self.stdout.write(f"job {job.pk} queued; manage.py db_worker runs it")
+            queued(self.stdout, job)

@@ -1,11 +1,6 @@
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 
-from annotator.cli import project_named
-from judges.follow import follow
-from judges.models import Judge
+from judges.cli import WAIT_HELP, add_project_and_judge, cost, judge_named, queued
 from judges.prompts import LANGUAGE_NAMES, language_of
 from judges.services import JudgeError, plan_job, prompts_for, start_job
 
@@ -18,8 +13,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug", help="the project's slug")
-        parser.add_argument("judge", help="the judge's slug or name")
+        add_project_and_judge(parser)
         parser.add_argument(
             "--scope",
             nargs="+",
@@ -30,12 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--queries", nargs="+", metavar="QID", help="only these queries")
         parser.add_argument("--level", choices=["chunk", "document"], default="chunk")
         parser.add_argument("--chunking", help="the chunking at chunk level (default: the first)")
-        parser.add_argument(
-            "--wait",
-            action="store_true",
-            help="follow the job until it ends: exit 0 all done, 1 some failed, 2 paused or "
-            "cancelled",
-        )
+        parser.add_argument("--wait", action="store_true", help=WAIT_HELP)
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -44,11 +33,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        project = project_named(options["slug"])
-        name = options["judge"]
-        judge = Judge.objects.filter(Q(slug=name) | Q(name=name), project=project).first()
-        if judge is None:
-            raise CommandError(f"no judge {name!r} in {project.slug}")
+        judge = judge_named(options)
         scope, size = _scope(options["scope"])
         if options["level"] == "document" and options["chunking"]:
             raise CommandError("--chunking is for --level chunk")
@@ -65,9 +50,7 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         self.stdout.write(
             f"{plan.n_pairs} pairs to judge ({plan.already} already judged by "
-            f"version {plan.version.number}, skipped): about {plan.calls} calls without "
-            f"retries (budget {judge.budget}), ≈ {plan.prompt_tokens()} prompt tokens and at "
-            f"most {plan.max_output_tokens} output tokens"
+            f"version {plan.version.number}, skipped): {cost(plan, judge)}"
         )
         if options["dry_run"]:
             self._prompts(plan)
@@ -75,12 +58,7 @@ class Command(BaseCommand):
         if not plan.n_pairs:
             self.stdout.write("nothing to judge")
             return
-        job = start_job(plan)
-        self.stdout.write(f"job {job.pk} queued; manage.py db_worker runs it")
-        if options["wait"]:
-            code = follow(job.pk, self.stdout, tty=self.stdout.isatty())
-            if code:
-                sys.exit(code)
+        queued(self.stdout, start_job(plan), wait=options["wait"])
 
     def _prompts(self, plan) -> None:
         """One rendered prompt per language of the plan's queries (the first pair of each)."""

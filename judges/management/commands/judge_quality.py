@@ -1,12 +1,8 @@
-import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 
-from annotator.cli import project_named
-from judges.follow import follow
-from judges.models import Judge
+from judges.cli import WAIT_HELP, add_project_and_judge, cost, judge_named, queued
 from judges.quality_jobs import plan_quality, prompts_for, start_quality
 from judges.services import JudgeError
 from quality.models import QualityDimension
@@ -22,8 +18,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug", help="the project's slug")
-        parser.add_argument("judge", help="the judge's slug or name")
+        add_project_and_judge(parser)
         parser.add_argument("--dimension", required=True, help="the quality dimension's key")
         parser.add_argument(
             "--max", type=int, metavar="N", help="grade at most N units (people's first)"
@@ -42,12 +37,7 @@ class Command(BaseCommand):
             "(placeholders: {{dimension}} {{scale}} {{max_grade}} {{site}} {{title}} "
             "{{metadata}} {{text}} {{guidelines}})",
         )
-        parser.add_argument(
-            "--wait",
-            action="store_true",
-            help="follow the job until it ends: exit 0 all done, 1 some failed, 2 paused or "
-            "cancelled",
-        )
+        parser.add_argument("--wait", action="store_true", help=WAIT_HELP)
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -56,11 +46,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        project = project_named(options["slug"])
-        name = options["judge"]
-        judge = Judge.objects.filter(Q(slug=name) | Q(name=name), project=project).first()
-        if judge is None:
-            raise CommandError(f"no judge {name!r} in {project.slug}")
+        judge = judge_named(options)
+        project = judge.project
         dimension = QualityDimension.objects.filter(
             project=project, key=options["dimension"]
         ).first()
@@ -92,9 +79,7 @@ class Command(BaseCommand):
         unit = "sites" if dimension.per_site else "documents"
         self.stdout.write(
             f"{len(plan.units)} {unit} to grade on {dimension.key} ({plan.already} already "
-            f"graded by version {plan.version.number}, skipped): about {plan.calls} calls "
-            f"without retries (budget {judge.budget}), ≈ {plan.prompt_tokens()} prompt tokens "
-            f"and at most {plan.max_output_tokens} output tokens"
+            f"graded by version {plan.version.number}, skipped): {cost(plan, judge)}"
         )
         if options["dry_run"]:
             if plan.units:
@@ -107,9 +92,4 @@ class Command(BaseCommand):
         if not plan.units:
             self.stdout.write("nothing to grade")
             return
-        job = start_quality(plan)
-        self.stdout.write(f"job {job.pk} queued; manage.py db_worker runs it")
-        if options["wait"]:
-            code = follow(job.pk, self.stdout, tty=self.stdout.isatty())
-            if code:
-                sys.exit(code)
+        queued(self.stdout, start_quality(plan), wait=options["wait"])

@@ -1,8 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 
-from annotator.cli import project_named
-from judges.models import Judge
+from judges.cli import add_project_and_judge, cost, judge_named, queued
 from judges.services import JudgeError
 from nuggets.proposal_jobs import MAX_NUGGETS, plan_proposals, start_proposals
 from nuggets.proposals import DEFAULT_MAX_NUGGETS
@@ -16,8 +14,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug", help="the project's slug")
-        parser.add_argument("judge", help="the judge's slug or name")
+        add_project_and_judge(parser)
         parser.add_argument(
             "--queries",
             nargs="+",
@@ -33,11 +30,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        project = project_named(options["slug"])
-        name = options["judge"]
-        judge = Judge.objects.filter(Q(slug=name) | Q(name=name), project=project).first()
-        if judge is None:
-            raise CommandError(f"no judge {name!r} in {project.slug}")
+        judge = judge_named(options)
         try:
             plan = plan_proposals(judge, qids=options["queries"], max_nuggets=options["max"])
         except JudgeError as error:
@@ -50,12 +43,9 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{len(plan.asked)} queries to ask for at most {plan.max_nuggets} nuggets each "
             f"({len(plan.already)} already proposed for by version {plan.version.number}, "
-            f"skipped): about {plan.calls} calls without retries (budget {judge.budget}), "
-            f"≈ {plan.prompt_tokens()} prompt tokens and at most {plan.max_output_tokens} "
-            "output tokens"
+            f"skipped): {cost(plan, judge)}"
         )
         if not plan.asked:
             self.stdout.write("nothing to ask")
             return
-        job = start_proposals(plan)
-        self.stdout.write(f"job {job.pk} queued; manage.py db_worker runs it")
+        queued(self.stdout, start_proposals(plan))

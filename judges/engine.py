@@ -20,6 +20,7 @@ when the endpoint's 429s spent it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -39,7 +40,7 @@ from formats.errors import Problem, define, gettext_noop
 from operations import leases
 
 from .client import Breaker, Budget, Caller, Endpoint, MissingKey, Outcome, RateLimiter
-from .models import JobStatus, JudgeJob, JudgePair, PairStatus, bounded
+from .models import Failure, JobStatus, JudgeJob, JudgePair, PairStatus, bounded
 from .scope import Pair
 from .services import PAUSED_ON_REQUEST, host_policy, judged_by, prompts_for
 
@@ -188,6 +189,24 @@ def make_caller(job: JudgeJob, sleep, endpoint: Endpoint | None = None) -> Calle
     )
 
 
+def caller_or_fail(
+    job: JudgeJob, pending: list[JudgePair], sleep, fail, *, min_tokens: int = 0
+) -> Caller | None:
+    """The job's caller, with room for at least ``min_tokens`` per answer; when the judge's
+    key variable is not set, None after failing every waiting pair as ``no_key``
+    (``fail(pair, outcome)`` writes each) and settling the job."""
+    endpoint = endpoint_of(job)
+    if min_tokens > endpoint.max_tokens:
+        endpoint = dataclasses.replace(endpoint, max_tokens=min_tokens)
+    try:
+        return make_caller(job, sleep, endpoint)
+    except MissingKey as error:
+        for pair in pending:
+            fail(pair, Outcome(failure=Failure.NO_KEY, detail=error.problem))
+        finish(job, JobStatus.DONE)
+        return None
+
+
 def _settle(job: JudgeJob, pair: JudgePair, outcome: Outcome, write) -> None:
     """Write one outcome while this worker holds the job and the pair is still waiting;
     an interrupted pair stays waiting, only its calls count."""
@@ -325,12 +344,8 @@ def _run(job: JudgeJob, sleep) -> None:
     if not pending:
         finish(job, JobStatus.DONE)
         return
-    try:
-        caller = make_caller(job, sleep)
-    except MissingKey as error:
-        for pair in pending:
-            _settle(job, pair, Outcome(failure="no_key", detail=error.problem), _writer(job))
-        finish(job, JobStatus.DONE)
+    caller = caller_or_fail(job, pending, sleep, lambda p, o: _settle(job, p, o, _writer(job)))
+    if caller is None:
         return
     prompts = prompts_for(job.version, list(key[p.pk] for p in pending))
     run_calls(job, pending, lambda pair: caller.judge(prompts[key[pair.pk]]), _writer(job))

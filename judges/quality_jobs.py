@@ -23,9 +23,9 @@ from formats.errors import define, gettext_noop
 from quality.grades import QualitySource, change_quality, document_sites
 from quality.models import QualityDimension, QualityGrade
 
-from .client import MissingKey, Outcome
-from .engine import _settle, count_outcome, finish, make_caller, run_calls
-from .models import Failure, JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
+from .client import Outcome
+from .engine import _settle, caller_or_fail, count_outcome, finish, run_calls
+from .models import JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
 from .prompts import (
     MAX_PASSAGE_CHARS,
     QUALITY_PROMPT,
@@ -291,12 +291,8 @@ def run_quality_job(job: JudgeJob, sleep) -> None:
         finish(job, JobStatus.DONE)
         return
     write = _writer(job, dimension)
-    try:
-        caller = make_caller(job, sleep)
-    except MissingKey as error:
-        for pair in pending:
-            _settle(job, pair, Outcome(failure=Failure.NO_KEY, detail=error.problem), write)
-        finish(job, JobStatus.DONE)
+    caller = caller_or_fail(job, pending, sleep, lambda p, o: _settle(job, p, o, write))
+    if caller is None:
         return
     prompts = prompts_for(dimension, job.prompt or QUALITY_PROMPT, [key[p.pk] for p in pending])
     top = dimension.max_grade

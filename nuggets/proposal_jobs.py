@@ -12,15 +12,14 @@ proposed nuggets for already is skipped, as a pair a version judged is.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from django.db import transaction
 
 from annotator.models import Query
 from formats.errors import define, gettext_noop
-from judges.client import MissingKey, Outcome
-from judges.engine import count_outcome, endpoint_of, finish, make_caller, run_calls
+from judges.client import Outcome
+from judges.engine import caller_or_fail, count_outcome, finish, run_calls
 from judges.models import Failure, JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
 from judges.services import JudgeError, estimate_tokens, queue
 
@@ -153,14 +152,10 @@ def run_proposal_job(job: JudgeJob, sleep) -> None:
     if not pending:
         finish(job, JobStatus.DONE)
         return
-    endpoint = endpoint_of(job)
-    endpoint = dataclasses.replace(endpoint, max_tokens=answer_tokens(endpoint.max_tokens))
-    try:
-        caller = make_caller(job, sleep, endpoint)
-    except MissingKey as error:
-        for pair in pending:
-            _write(job, pair, [], Outcome(failure=Failure.NO_KEY, detail=error.problem))
-        finish(job, JobStatus.DONE)
+    caller = caller_or_fail(
+        job, pending, sleep, lambda p, o: _write(job, p, [], o), min_tokens=ANSWER_TOKENS
+    )
+    if caller is None:
         return
     max_nuggets = job.max_nuggets or DEFAULT_MAX_NUGGETS
     passages = {pair.pk: passages_for(pair.query) for pair in pending}

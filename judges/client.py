@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-import openai
-
 from formats.errors import Problem, define, gettext_noop
 
 from .endpoints import HostPolicy, KeyRefused, guarded_client, resolve_key
@@ -250,6 +248,8 @@ class Caller:
         # A web-configured judge connects only where the host rules allow, every connection
         # checked; no judge follows a redirect.
         hosts = None if endpoint.by_operator else endpoint.hosts or HostPolicy.parse(["*"])
+        import openai  # here, not at the top: every process loading the judges app pays
+
         self.client = openai.OpenAI(
             base_url=endpoint.base_url,
             api_key=key,
@@ -293,6 +293,8 @@ class Caller:
         return outcome
 
     def _attempts(self, prompt: str, read: Callable[[object, Outcome], Outcome]) -> Outcome:
+        import openai
+
         outcome = Outcome()
         for attempt in range(self.attempts):
             if self.breaker.open or not self.budget.take():

@@ -38,9 +38,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import httpcore
-import httpx
-
 from formats.errors import Problem, define, gettext_noop
 
 log = logging.getLogger(__name__)
@@ -337,43 +334,10 @@ def url_problem(url: str, policy: HostPolicy, resolve: Resolver | None = None) -
     return None
 
 
-class GuardedBackend(httpcore.SyncBackend):
-    """Connects only to an address the policy allows: the one it checked."""
-
-    def __init__(self, policy: HostPolicy, resolve: Resolver | None = None):
-        self.policy, self.resolve = policy, resolve
-
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        try:
-            allowed = self.policy.addresses(host, port, self.resolve)
-        except HostRefused as refused:
-            log.warning("%s", refused)
-            raise httpcore.ConnectError(str(refused)) from None
-        return super().connect_tcp(str(allowed[0]), port, timeout, local_address, socket_options)
-
-
-class GuardedTransport(httpx.HTTPTransport):
-    """httpx's transport, its connections opened by ``GuardedBackend``, no proxy from the
-    environment (a proxy would connect for it, unchecked)."""
-
-    def __init__(self, policy: HostPolicy, resolve: Resolver | None = None):
-        super().__init__(trust_env=False)
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=100,
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
-            network_backend=GuardedBackend(policy, resolve),
-        )
-
-
-def guarded_client(policy: HostPolicy | None, timeout: float) -> httpx.Client:
+def guarded_client(policy: HostPolicy | None, timeout: float):
     """The HTTP client a judge calls with: no redirect followed; with a ``policy`` (a
-    judge configured on the web), every connection checked by it."""
-    transport = GuardedTransport(policy) if policy is not None else httpx.HTTPTransport()
-    return httpx.Client(
-        transport=transport,
-        follow_redirects=False,
-        timeout=timeout,
-        trust_env=policy is None,
-    )
+    judge configured on the web), every connection checked by it (``judges.transport``,
+    which imports httpx only when a judge calls)."""
+    from .transport import guarded_client as client
+
+    return client(policy, timeout)

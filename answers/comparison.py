@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 
 from api.metrics_views import _row_json
 from metrics.access import MAX_ID
-from metrics.gate import GateResult
+from metrics.gate import GateResult, check_json
 from numerics.comparison import SEED, Comparison, MeasureComparison, compare
 from web.errors import BadParameters
 
@@ -157,23 +157,7 @@ def comparison_json(comparison: AnswerComparison) -> dict:
 def gate_json(comparison: AnswerComparison, outcome: GateResult) -> dict:
     """The gate's answer, in the shape of the retrieval runs' gate (``"run"`` the answer
     run gated), with each measure's number of queries."""
-    checks = [
-        {
-            "measure": c.measure,
-            "queries": comparison.queries(c.measure),
-            "run_mean": c.run_mean,
-            "baseline_mean": c.baseline_mean,
-            "delta": c.delta,
-            "delta_interval": list(c.delta_interval) if c.delta_interval else None,
-            "p_randomization": c.p_randomization,
-            "p_t": c.p_t,
-            "max_drop": c.max_drop,
-            "alpha": c.alpha,
-            "pass": c.passed,
-            "reasons": list(c.reasons),
-        }
-        for c in outcome.checks
-    ]
+    checks = [check_json(c, queries=comparison.queries(c.measure)) for c in outcome.checks]
     run = comparison.others[0]
     return {
         "pass": outcome.passed,

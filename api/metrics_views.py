@@ -19,7 +19,7 @@ from metrics.coverage import run_coverage
 from metrics.evaluation import EvaluationSetting, evaluate_run, gold_set_sources
 from metrics.figures import figures
 from metrics.forms import DashboardForm, SourceRankingForm
-from metrics.gate import GateForm
+from metrics.gate import GateForm, check_json
 from metrics.gate import gate as run_gate
 from metrics.models import Run
 from metrics.source_rankings import compare_sources
@@ -233,22 +233,7 @@ def gate(request: HttpRequest, slug: str, pk: int) -> JsonResponse:
         return result
     setting, comparison = result
     outcome = run_gate(comparison, params["max_drops"], params["alpha"])
-    checks = [
-        {
-            "measure": c.measure,
-            "run_mean": c.run_mean,
-            "baseline_mean": c.baseline_mean,
-            "delta": c.delta,
-            "delta_interval": list(c.delta_interval) if c.delta_interval else None,
-            "p_randomization": c.p_randomization,
-            "p_t": c.p_t,
-            "max_drop": c.max_drop,
-            "alpha": c.alpha,
-            "pass": c.passed,
-            "reasons": list(c.reasons),
-        }
-        for c in outcome.checks
-    ]
+    checks = [check_json(c) for c in outcome.checks]
     body = {
         "sources": setting.source_names,
         "pass": outcome.passed,

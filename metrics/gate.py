@@ -93,6 +93,25 @@ class Check:
         return not self.reasons
 
 
+def check_json(check: Check, **extra) -> dict:
+    """A check as the gates' JSON gives it (retrieval and answer runs alike); ``extra``
+    fields follow the measure."""
+    return {
+        "measure": check.measure,
+        **extra,
+        "run_mean": check.run_mean,
+        "baseline_mean": check.baseline_mean,
+        "delta": check.delta,
+        "delta_interval": list(check.delta_interval) if check.delta_interval else None,
+        "p_randomization": check.p_randomization,
+        "p_t": check.p_t,
+        "max_drop": check.max_drop,
+        "alpha": check.alpha,
+        "pass": check.passed,
+        "reasons": list(check.reasons),
+    }
+
+
 @dataclass(frozen=True)
 class GateResult:
     checks: list[Check]

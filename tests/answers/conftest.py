@@ -142,24 +142,11 @@ def answer_run(answer_project, personas, tmp_path):
 def judged(answer_run, monkeypatch, settings):
     """``answer_run`` and an LLM judge "fake" on an OpenAI-compatible server on loopback
     (``tests/judges/fake_llm.py``)."""
-    from judges.services import create_judge
-    from tests.judges.conftest import KEY, KEY_ENV
-    from tests.judges.fake_llm import MODEL, FakeLLM
+    from tests.judges.conftest import KEY, KEY_ENV, fake_judge
+    from tests.judges.fake_llm import FakeLLM
 
     settings.ASSAY_JUDGE_BACKOFF_SECONDS = 0.01
     monkeypatch.setenv(KEY_ENV, KEY)
     with FakeLLM(KEY) as server:
-        judge = create_judge(
-            answer_run["project"],
-            slug="fake",
-            name="Fake judge",
-            base_url=server.base_url,
-            model=MODEL,
-            api_key_env=KEY_ENV,
-            by_operator=True,
-            concurrency=2,
-            rpm=0,
-            budget=100,
-            timeout_seconds=5,
-        )
+        judge = fake_judge(answer_run["project"], server, budget=100, timeout_seconds=5)
         yield {**answer_run, "server": server, "judge": judge}

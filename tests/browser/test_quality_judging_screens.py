@@ -13,13 +13,12 @@ from django.urls import reverse
 from annotator.models import Document
 from judges.engine import execute_job
 from judges.models import JudgeJob
-from judges.services import create_judge
 from quality.dimensions import offer_source_quality
 from quality.grades import QualitySource, change_quality
 from quality.models import QualityAdjudication
 from tests.conftest import PASSWORD
-from tests.judges.conftest import KEY, KEY_ENV, Sleeps
-from tests.judges.fake_llm import MODEL, FakeLLM
+from tests.judges.conftest import KEY, KEY_ENV, Sleeps, fake_judge
+from tests.judges.fake_llm import FakeLLM
 
 from .conftest import log_in
 
@@ -90,17 +89,7 @@ def test_quality_disputes_and_judging(browser, live_server, personas, graded, la
         page.set_default_timeout(20000)
         log_in(page, live_server, personas["owner"].username, PASSWORD)
         with FakeLLM(KEY) as server:
-            create_judge(
-                graded["project"],
-                slug="fake",
-                name="Fake judge",
-                base_url=server.base_url,
-                model=MODEL,
-                api_key_env=KEY_ENV,
-                by_operator=True,
-                concurrency=2,
-                rpm=0,
-            )
+            fake_judge(graded["project"], server)
             page.goto(base + reverse("quality:settings", args=["acme"]))
             form = page.locator("form.quality-judge-form[data-dimension='source_quality']")
             form.locator(".quality-estimate[data-units='4']").wait_for()

@@ -16,11 +16,11 @@ from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from judges.engine import execute_job
 from judges.models import Judge
-from judges.services import create_judge, plan_job, start_job, update_judge
+from judges.services import plan_job, start_job, update_judge
 from metrics.models import Run
 from tests.conftest import PASSWORD
-from tests.judges.conftest import KEY, KEY_ENV, PASSAGES, Sleeps
-from tests.judges.fake_llm import MODEL, FakeLLM
+from tests.judges.conftest import KEY, KEY_ENV, PASSAGES, Sleeps, fake_judge
+from tests.judges.fake_llm import FakeLLM
 
 from .conftest import log_in
 
@@ -75,18 +75,7 @@ def judged(personas, monkeypatch):
     project.pool_depth = 20
     project.save()
     with FakeLLM(KEY) as server:
-        judge = create_judge(
-            project,
-            slug="fake",
-            name="Fake judge",
-            base_url=server.base_url,
-            model=MODEL,
-            api_key_env=KEY_ENV,
-            by_operator=True,
-            concurrency=2,
-            rpm=0,
-            budget=200,
-        )
+        judge = fake_judge(project, server, budget=200)
         plan = plan_job(judge, scope="all", level="chunk", chunking="c")
         execute_job(start_job(plan, enqueue=False).pk, sleep=Sleeps())
     return {"project": project, "judge": judge}

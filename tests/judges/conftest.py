@@ -71,19 +71,7 @@ def judging(personas, monkeypatch, settings):
         )
     monkeypatch.setenv(KEY_ENV, KEY)
     with FakeLLM(KEY, slow_seconds=1.0) as server:
-        judge = create_judge(
-            project,
-            slug="fake",
-            name="Fake judge",
-            base_url=server.base_url,
-            model=MODEL,
-            api_key_env=KEY_ENV,
-            by_operator=True,
-            concurrency=3,
-            rpm=0,
-            budget=500,
-            timeout_seconds=0.3,
-        )
+        judge = fake_judge(project, server, concurrency=3, budget=500, timeout_seconds=0.3)
         yield {
             "project": project,
             "chunking": chunking,
@@ -94,6 +82,19 @@ def judging(personas, monkeypatch, settings):
             "judge": judge,
             **personas,
         }
+
+
+def fake_judge(project, server: FakeLLM, **settings):
+    """A judge of the project pointed at the fake server with the test key's variable
+    (configured by the operator; two calls at a time and no rate limit unless told)."""
+    return create_judge(
+        project,
+        base_url=server.base_url,
+        model=MODEL,
+        api_key_env=KEY_ENV,
+        by_operator=True,
+        **{"slug": "fake", "name": "Fake judge", "concurrency": 2, "rpm": 0, **settings},
+    )
 
 
 class Sleeps(list):

@@ -17,11 +17,11 @@ from annotator.models import Chunk, Judgment
 from demo.loading import DEMO_DIR
 from judges.engine import execute_job
 from judges.models import PairStatus
-from judges.services import create_judge, plan_job, start_job
+from judges.services import plan_job, start_job
 from metrics.baseline import bm25_run
 
-from .conftest import KEY, KEY_ENV, Sleeps
-from .fake_llm import MODEL, FakeLLM
+from .conftest import KEY, KEY_ENV, Sleeps, fake_judge
+from .fake_llm import FakeLLM
 
 pytestmark = pytest.mark.django_db
 N_DOCUMENTS, N_QUERIES = 60, 3
@@ -82,18 +82,7 @@ def test_job_over_the_demo_holes(personas, demo_slice):
             grade=2,
         )
     with FakeLLM(KEY) as server:
-        judge = create_judge(
-            project,
-            slug="fake",
-            name="Fake",
-            base_url=server.base_url,
-            model=MODEL,
-            api_key_env=KEY_ENV,
-            by_operator=True,
-            concurrency=2,
-            rpm=0,
-            budget=1000,
-        )
+        judge = fake_judge(project, server, name="Fake", budget=1000)
         plan = plan_job(judge, scope="holes", level="chunk", chunking=chunking.name)
         n_pool = sum(len(v) for v in pool.values())
         assert len(plan.pairs) == n_pool - 2  # the assessors' labels are not people's

@@ -21,13 +21,13 @@ from annotator.models import Chunk, Judgment
 from api.models import ApiToken
 from demo.loading import DEMO_DIR
 from judges.engine import execute_job
-from judges.services import create_judge, plan_job, start_job
+from judges.services import plan_job, start_job
 from metrics.baseline import bm25_run
 from metrics.evaluation import MEASURE_CATALOGUE, measure_name
 from metrics.models import Run
 
-from .conftest import KEY, KEY_ENV, Sleeps
-from .fake_llm import MODEL, FakeLLM
+from .conftest import KEY, KEY_ENV, Sleeps, fake_judge
+from .fake_llm import FakeLLM
 from .test_demo_holes import demo_slice, plan_job_pool, rows  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
@@ -95,18 +95,7 @@ def judge_the_holes(personas, project, chunking):
                 grade=2,
             )
     with FakeLLM(KEY) as server:
-        judge = create_judge(
-            project,
-            slug="fake",
-            name="Fake",
-            base_url=server.base_url,
-            model=MODEL,
-            api_key_env=KEY_ENV,
-            by_operator=True,
-            concurrency=2,
-            rpm=0,
-            budget=1000,
-        )
+        judge = fake_judge(project, server, name="Fake", budget=1000)
         plan = plan_job(judge, scope="holes", level="chunk", chunking=chunking.name)
         execute_job(start_job(plan, enqueue=False).pk, sleep=Sleeps())
     assert Judgment.objects.filter(annotator=judge.current.annotator).exists()

@@ -18,12 +18,12 @@ from annotator.labels import change_label
 from annotator.models import Document, Query
 from judges.engine import execute_job
 from judges.models import JobKind, JobStatus, Judge, JudgeJob, PairStatus
-from judges.services import create_judge, resume_job
+from judges.services import resume_job
 from nuggets.models import Nugget, NuggetHistory, NuggetProposal
 from nuggets.proposal_jobs import plan_proposals, start_proposals
 from nuggets.proposals import decide
-from tests.judges.conftest import KEY, KEY_ENV, Sleeps
-from tests.judges.fake_llm import MODEL, FakeLLM
+from tests.judges.conftest import KEY, KEY_ENV, Sleeps, fake_judge
+from tests.judges.fake_llm import FakeLLM
 
 pytestmark = pytest.mark.django_db
 
@@ -65,19 +65,7 @@ def proposing(personas, monkeypatch, settings):
     )
     monkeypatch.setenv(KEY_ENV, KEY)
     with FakeLLM(KEY) as server:
-        judge = create_judge(
-            project,
-            slug="fake",
-            name="Fake judge",
-            base_url=server.base_url,
-            model=MODEL,
-            api_key_env=KEY_ENV,
-            by_operator=True,
-            concurrency=2,
-            rpm=0,
-            budget=100,
-            timeout_seconds=5,
-        )
+        judge = fake_judge(project, server, budget=100, timeout_seconds=5)
         yield {
             "project": project,
             "doc": doc,

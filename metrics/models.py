@@ -127,11 +127,19 @@ class Run(models.Model):
         item_pk = np.asarray(item_pk, dtype=np.int64)
         score = np.asarray(score, dtype=np.float64)
         order = storage_order(self, query_pk, item_pk, score)
-        self.store_results(query_pk[order], item_pk[order], score[order])
+        self.store_results(query_pk, item_pk, score, order=order)
 
-    def store_results(self, query_pk: np.ndarray, item_pk: np.ndarray, score: np.ndarray) -> None:
-        """The one writer of the stored results: the three arrays as they are, already in
-        storage order (``set_results``, or a backup's results given new keys)."""
+    def store_results(
+        self,
+        query_pk: np.ndarray,
+        item_pk: np.ndarray,
+        score: np.ndarray,
+        *,
+        order: np.ndarray | None = None,
+    ) -> None:
+        """The one writer of the stored results: the three arrays in storage order — as
+        they are (a backup's results given new keys), or taken in ``order``
+        (``set_results``), one array at a time so that a large run is never held twice."""
         query_pk = np.asarray(query_pk, dtype=np.int64)
         item_pk = np.asarray(item_pk, dtype=np.int64)
         score = np.asarray(score, dtype=np.float64)
@@ -142,6 +150,8 @@ class Run(models.Model):
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             for name, values in (("query", query_pk), ("item", item_pk), ("score", score)):
                 with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    if order is not None:
+                        values = values[order]
                     np.lib.format.write_array(member, values, allow_pickle=False)
         self.results = buffer.getvalue()
         self.n_results = len(query_pk)

@@ -6,10 +6,12 @@ from api.openapi import (
     CHECK,
     COMPARED,
     ERROR,
+    GATE_LIMITS,
     RUN_ID,
     SLUG,
     SOURCES,
     errors,
+    gate_responses,
     ok,
     operation,
     parameter,
@@ -267,30 +269,11 @@ PATHS = {
                 SLUG,
                 RUN_ID,
                 parameter("baseline", "the baseline's id", {"type": "integer"}, required=True),
-                parameter(
-                    "max_drop",
-                    "per measure, in order: the largest allowed drop of the mean",
-                    {"type": "array", "items": {"type": "number"}},
-                    style="form",
-                    explode=True,
-                ),
-                parameter(
-                    "alpha",
-                    "fail a measure when the run is significantly worse "
-                    "(paired randomization test) at this level",
-                    {"type": "number"},
-                ),
+                *GATE_LIMITS,
                 {**MEASURES_PARAMETER, "required": True},
                 SOURCES_PARAMETER,
             ],
-            {
-                **ok(ANSWER_GATE, "the run passes every check"),
-                "422": {
-                    "description": "the run fails a check; the failing figures are in failing",
-                    "content": {"application/json": {"schema": ANSWER_GATE}},
-                },
-                **errors(400, 401, 403, 404),
-            },
+            gate_responses(ANSWER_GATE),
         )
     },
     "/api/p/{slug}/answers/{id}/metrics/": {

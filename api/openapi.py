@@ -228,6 +228,35 @@ def _operation(summary: str, parameters: list, responses: dict) -> dict:
     return {"summary": summary, "parameters": parameters, "responses": responses}
 
 
+# A gate's limits and answers (retrieval and answer runs alike).
+GATE_LIMITS = [
+    _query(
+        "max_drop",
+        "per measure, in order: the largest allowed drop of the mean",
+        {"type": "array", "items": {"type": "number"}},
+        style="form",
+        explode=True,
+    ),
+    _query(
+        "alpha",
+        "fail a measure when the run is significantly worse "
+        "(paired randomization test) at this level",
+        {"type": "number"},
+    ),
+]
+
+
+def _gate_responses(gate: dict) -> dict:
+    return {
+        **_ok(gate, "the run passes every check"),
+        "422": {
+            "description": "the run fails a check; the failing figures are in failing",
+            "content": {"application/json": {"schema": gate}},
+        },
+        **_errors(400, 401, 403, 404),
+    }
+
+
 SPEC = {
     "openapi": "3.0.3",
     "info": {
@@ -521,19 +550,7 @@ SPEC = {
                     SLUG,
                     RUN_ID,
                     _query("baseline", "the baseline run's id", {"type": "integer"}, required=True),
-                    _query(
-                        "max_drop",
-                        "per measure, in order: the largest allowed drop of the mean",
-                        {"type": "array", "items": {"type": "number"}},
-                        style="form",
-                        explode=True,
-                    ),
-                    _query(
-                        "alpha",
-                        "fail a measure when the run is significantly worse "
-                        "(paired randomization test) at this level",
-                        {"type": "number"},
-                    ),
+                    *GATE_LIMITS,
                     *[p for p in SETTING if p["name"] != "measure"],
                     _query(
                         "measure",
@@ -544,14 +561,7 @@ SPEC = {
                         required=True,
                     ),
                 ],
-                {
-                    **_ok(GATE, "the run passes every check"),
-                    "422": {
-                        "description": "the run fails a check; the failing figures are in failing",
-                        "content": {"application/json": {"schema": GATE}},
-                    },
-                    **_errors(400, 401, 403, 404),
-                },
+                _gate_responses(GATE),
             )
         },
     },
@@ -560,6 +570,7 @@ SPEC = {
 
 # What apps above the API use to describe the endpoints they serve (answers …).
 parameter, errors, ok, schema_object, operation = _query, _errors, _ok, _object, _operation
+gate_responses = _gate_responses
 
 
 def register_paths(paths: dict) -> None:

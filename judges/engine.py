@@ -363,18 +363,29 @@ def _evidence(pair: JudgePair) -> Evidence:
 
 def _write(job: JudgeJob, pair: JudgePair, outcome: Outcome) -> None:
     """The pair's outcome, the judge's label and the job's counters, in one transaction."""
+
+    def label() -> None:
+        pair.judgment = change_label(
+            query=Query.objects.get(pk=pair.query_id),
+            annotator=job.version.annotator,
+            evidence=_evidence(pair),
+            grade=outcome.grade,
+            note=outcome.reason,
+            changed_by=job.version.annotator,
+        ).judgment
+
+    record_grade(job, pair, outcome, label, also=("judgment",))
+
+
+def record_grade(job: JudgeJob, pair: JudgePair, outcome: Outcome, label, also=()) -> None:
+    """The pair's outcome and the job's counters, in one transaction with what ``label()``
+    writes when the judge answered a grade (a failure writes nothing else); ``also``: the
+    pair's fields ``label`` sets."""
     with transaction.atomic():
         if outcome.grade is not None:
-            change = change_label(
-                query=Query.objects.get(pk=pair.query_id),
-                annotator=job.version.annotator,
-                evidence=_evidence(pair),
-                grade=outcome.grade,
-                note=outcome.reason,
-                changed_by=job.version.annotator,
-            )
+            label()
             pair.status, pair.grade, pair.reason = PairStatus.JUDGED, outcome.grade, outcome.reason
-            pair.confidence, pair.judgment = outcome.confidence, change.judgment
+            pair.confidence = outcome.confidence
             pair.failure, pair.detail, pair.raw_reply = "", None, ""
         else:
             pair.status, pair.failure, pair.detail = (
@@ -383,6 +394,6 @@ def _write(job: JudgeJob, pair: JudgePair, outcome: Outcome) -> None:
                 outcome.detail,
             )
             pair.raw_reply = outcome.raw
-        fields = ["status", "grade", "reason", "confidence", "judgment", "failure", "detail"]
+        fields = ["status", "grade", "reason", "confidence", *also, "failure", "detail"]
         pair.save(update_fields=[*fields, "raw_reply"])
         count_outcome(job, pair, outcome)

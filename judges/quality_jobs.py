@@ -24,7 +24,7 @@ from quality.grades import QualitySource, change_quality, document_sites
 from quality.models import QualityDimension, QualityGrade
 
 from .client import Outcome
-from .engine import _settle, caller_or_fail, count_outcome, finish, run_calls
+from .engine import _settle, caller_or_fail, finish, record_grade, run_calls
 from .models import JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
 from .prompts import (
     MAX_PASSAGE_CHARS,
@@ -303,31 +303,17 @@ def _writer(job: JudgeJob, dimension: QualityDimension):
     def write(pair: JudgePair, outcome: Outcome) -> None:
         """The judge's grade (through ``change_quality``), the pair's outcome and the job's
         counters in one transaction; a failure writes no grade."""
-        with transaction.atomic():
-            if outcome.grade is not None:
-                change_quality(
-                    dimension=dimension,
-                    annotator=job.version.annotator,
-                    source=_key(pair.document_id, pair.site).source(),
-                    grade=outcome.grade,
-                    note=outcome.reason,
-                )
-                pair.status, pair.grade, pair.reason = (
-                    PairStatus.JUDGED,
-                    outcome.grade,
-                    outcome.reason,
-                )
-                pair.confidence = outcome.confidence
-                pair.failure, pair.detail, pair.raw_reply = "", None, ""
-            else:
-                pair.status, pair.failure, pair.detail = (
-                    PairStatus.FAILED,
-                    outcome.failure,
-                    outcome.detail,
-                )
-                pair.raw_reply = outcome.raw
-            fields = ["status", "grade", "reason", "confidence", "failure", "detail", "raw_reply"]
-            pair.save(update_fields=fields)
-            count_outcome(job, pair, outcome)
+        record_grade(
+            job,
+            pair,
+            outcome,
+            lambda: change_quality(
+                dimension=dimension,
+                annotator=job.version.annotator,
+                source=_key(pair.document_id, pair.site).source(),
+                grade=outcome.grade,
+                note=outcome.reason,
+            ),
+        )
 
     return write

@@ -6,8 +6,15 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.demo_database import copy_database, drop_database, pointed_at
+
 BEFORE = [("annotator", "0010_search_grams")]
 AFTER = [("annotator", "0011_import_problems_as_data")]
+JUDGES_BEFORE = [("judges", "0001_initial")]
+JUDGES_AFTER = [("judges", "0002_problems_as_data")]
+# Both tests start from the schema before either migration: each moves one app forward and
+# back again, and leaves this state as it found it.
+BOTH_BEFORE = BEFORE + JUDGES_BEFORE
 
 
 def _migrate(targets):
@@ -17,8 +24,23 @@ def _migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
+@pytest.fixture(scope="module")
+def migrated_back(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A copy of the worker's test database migrated back to ``BOTH_BEFORE`` once for the
+    module, and dropped afterwards: the worker's own database never leaves the latest
+    schema, so nothing has to be migrated forward again."""
+    with django_db_blocker.unblock():
+        name = copy_database(connection.settings_dict["NAME"], tmp_path_factory.mktemp("mig"))
+        try:
+            with pointed_at(name):
+                _migrate(BOTH_BEFORE)
+                yield
+        finally:
+            drop_database(name)
+
+
 @pytest.mark.django_db(transaction=True)
-def test_old_free_text_becomes_text_problems_and_back():
+def test_old_free_text_becomes_text_problems_and_back(migrated_back):
     old = _migrate(BEFORE)
     project = old.get_model("annotator", "Project").objects.create(slug="old", name="Old")
     ImportJob = old.get_model("annotator", "ImportJob")
@@ -53,23 +75,18 @@ def test_old_free_text_becomes_text_problems_and_back():
         ]
         assert back.objects.get(pk=done.pk).detail == "bm25; 2 lines dropped"
     finally:
-        _migrate(executor_leaf())
-
-
-def executor_leaf():
-    executor = MigrationExecutor(connection)
-    return executor.loader.graph.leaf_nodes()
+        _migrate(BOTH_BEFORE)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_judge_failure_texts_become_text_problems_and_back(judging_rows):
-    old = _migrate([("judges", "0001_initial")])
+def test_judge_failure_texts_become_text_problems_and_back(migrated_back, judging_rows):
+    old = _migrate(BOTH_BEFORE)
     JudgeJob, JudgePair = (old.get_model("judges", name) for name in ("JudgeJob", "JudgePair"))
     job, pair = judging_rows(old)
     JudgeJob.objects.filter(pk=job.pk).update(error="internal error; see the worker's log")
     JudgePair.objects.filter(pk=pair.pk).update(detail="HTTP 429 (rate limited)")
     try:
-        new = _migrate([("judges", "0002_problems_as_data")])
+        new = _migrate(JUDGES_AFTER)
         from formats.errors import TEXT
 
         assert new.get_model("judges", "JudgeJob").objects.get(pk=job.pk).error == TEXT(
@@ -78,12 +95,12 @@ def test_judge_failure_texts_become_text_problems_and_back(judging_rows):
         pairs = new.get_model("judges", "JudgePair").objects
         assert pairs.get(pk=pair.pk).detail == TEXT(text="HTTP 429 (rate limited)")
         assert pairs.exclude(pk=pair.pk).get().detail is None  # no text: no problem
-        back = _migrate([("judges", "0001_initial")])
+        back = _migrate(JUDGES_BEFORE)
         assert back.get_model("judges", "JudgePair").objects.get(pk=pair.pk).detail == (
             "HTTP 429 (rate limited)"
         )
     finally:
-        _migrate(executor_leaf())
+        _migrate(BOTH_BEFORE)
 
 
 @pytest.fixture
@@ -91,13 +108,13 @@ def judging_rows(django_user_model):
     """A job with two pairs, made with the models of a given migration state."""
 
     def make(state):
-        from annotator.models import Document, Project, Query  # tables the judges' state left
-
-        project = Project.objects.create(slug="j", name="J")
-        user = django_user_model.objects.create(username="judge-v1")
-        document = Document.objects.create(project=project, doc_id="d", text="t")
-        query = Query.objects.create(project=project, qid="q", text="q")
         model = state.get_model
+        project = model("annotator", "Project").objects.create(slug="j", name="J")
+        user = django_user_model.objects.create(username="judge-v1")
+        document = model("annotator", "Document").objects.create(
+            project=project, doc_id="d", text="t"
+        )
+        query = model("annotator", "Query").objects.create(project=project, qid="q", text="q")
         judge = model("judges", "Judge").objects.create(
             project_id=project.pk,
             slug="j",

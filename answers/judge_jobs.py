@@ -26,7 +26,7 @@ from formats.errors import define, gettext_noop
 from judges.client import Outcome, clip_raw
 from judges.engine import caller_or_fail, count_outcome, finish, run_calls
 from judges.models import Failure, JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
-from judges.services import JudgeError, estimate_tokens, queue
+from judges.services import JudgeError, estimate_tokens, record_job
 from nuggets.models import Nugget
 
 from .judge_prompts import (
@@ -273,26 +273,19 @@ def plan_answers(
 
 def start_answers(plan: AnswerPlan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
     """Record the job (one pair per question) and queue it for the worker."""
-    with transaction.atomic():
-        job = JudgeJob.objects.create(
-            version=plan.version,
-            kind=JobKind.ANSWERS,
-            qids=plan.qids,
-            level="",
-            budget=plan.judge.budget,
-            n_pairs=len(plan.questions),
-            created_by=created_by,
-        )
-        JudgePair.objects.bulk_create(
-            [
-                JudgePair(job=job, query_id=q.query_pk, answer=q.answer_pk, citation=q.citation_pk)
-                for q in plan.questions
-            ],
-            batch_size=2000,
-        )
-    if enqueue:
-        queue(job)
-    return job
+    return record_job(
+        [
+            JudgePair(query_id=q.query_pk, answer=q.answer_pk, citation=q.citation_pk)
+            for q in plan.questions
+        ],
+        enqueue=enqueue,
+        version=plan.version,
+        kind=JobKind.ANSWERS,
+        qids=plan.qids,
+        level="",
+        budget=plan.judge.budget,
+        created_by=created_by,
+    )
 
 
 def _questions_of(pending: list[JudgePair]) -> dict[int, Question | None]:

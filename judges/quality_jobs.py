@@ -35,7 +35,7 @@ from .prompts import (
     render,
     unknown_quality_placeholders,
 )
-from .services import JudgeError, estimate_tokens, queue
+from .services import JudgeError, estimate_tokens, record_job
 
 SITE_DOCUMENTS = 5  # a site is shown by its first documents
 SITE_EXCERPT = 600  # characters of each
@@ -191,7 +191,9 @@ def start_quality(plan: QualityPlan, *, created_by=None, enqueue: bool = True) -
     prompt it sends) and queue it."""
     with transaction.atomic():
         set_dimension_prompt(plan.dimension, plan.prompt)
-        job = JudgeJob.objects.create(
+        return record_job(
+            [JudgePair(document_id=u.document, site=u.site) for u in plan.units],
+            enqueue=enqueue,
             version=plan.version,
             kind=JobKind.QUALITY,
             dimension=plan.dimension,
@@ -199,16 +201,8 @@ def start_quality(plan: QualityPlan, *, created_by=None, enqueue: bool = True) -
             scope=plan.scope,
             level=plan.dimension.unit,
             budget=plan.judge.budget,
-            n_pairs=len(plan.units),
             created_by=created_by,
         )
-        JudgePair.objects.bulk_create(
-            [JudgePair(job=job, document_id=u.document, site=u.site) for u in plan.units],
-            batch_size=2000,
-        )
-    if enqueue:
-        queue(job)
-    return job
 
 
 def _scale(dimension: QualityDimension) -> str:

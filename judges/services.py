@@ -444,25 +444,31 @@ def prompts_for(version: JudgeVersion, pairs: list[Pair]) -> dict[Pair, str]:
 
 def start_job(plan: Plan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
     """Record the job and its pairs, then queue it for the worker."""
+    return record_job(
+        [JudgePair(query_id=p.query, document_id=p.document, chunk_id=p.chunk) for p in plan.pairs],
+        enqueue=enqueue,
+        version=plan.version,
+        scope=plan.scope,
+        sample_size=plan.sample_size,
+        qids=plan.qids,
+        level=plan.level,
+        chunking=plan.chunking,
+        budget=plan.version.judge.budget,
+        n_pairs=plan.n_pairs,
+        created_by=created_by,
+    )
+
+
+def record_job(pairs: list[JudgePair], *, enqueue: bool = True, **fields) -> JudgeJob:
+    """Record a job (``fields``; ``n_pairs`` the number of pairs unless given) and its
+    pairs (unsaved, without their job) in one transaction, then queue it for the worker
+    once that transaction commits (unless ``enqueue`` is false). Every kind of judging job
+    starts here."""
     with transaction.atomic():
-        job = JudgeJob.objects.create(
-            version=plan.version,
-            scope=plan.scope,
-            sample_size=plan.sample_size,
-            qids=plan.qids,
-            level=plan.level,
-            chunking=plan.chunking,
-            budget=plan.version.judge.budget,
-            n_pairs=plan.n_pairs,
-            created_by=created_by,
-        )
-        JudgePair.objects.bulk_create(
-            [
-                JudgePair(job=job, query_id=p.query, document_id=p.document, chunk_id=p.chunk)
-                for p in plan.pairs
-            ],
-            batch_size=2000,
-        )
+        job = JudgeJob.objects.create(**{"n_pairs": len(pairs), **fields})
+        for pair in pairs:
+            pair.job = job
+        JudgePair.objects.bulk_create(pairs, batch_size=2000)
     if enqueue:
         queue(job)
     return job

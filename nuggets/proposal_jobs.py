@@ -21,7 +21,7 @@ from formats.errors import define, gettext_noop
 from judges.client import Outcome
 from judges.engine import caller_or_fail, count_outcome, finish, run_calls
 from judges.models import Failure, JobKind, JobStatus, Judge, JudgeJob, JudgePair, PairStatus
-from judges.services import JudgeError, estimate_tokens, queue
+from judges.services import JudgeError, estimate_tokens, record_job
 
 from .models import NuggetProposal
 from .proposals import (
@@ -124,21 +124,17 @@ def plan_proposals(
 
 def start_proposals(plan: ProposalPlan, *, created_by=None, enqueue: bool = True) -> JudgeJob:
     """Record the job (one pair per query) and queue it for the worker."""
-    with transaction.atomic():
-        job = JudgeJob.objects.create(
-            version=plan.version,
-            kind=JobKind.NUGGETS,
-            max_nuggets=plan.max_nuggets,
-            qids=[q.qid for q, _p in plan.asked],
-            level="",
-            budget=plan.judge.budget,
-            n_pairs=len(plan.asked),
-            created_by=created_by,
-        )
-        JudgePair.objects.bulk_create([JudgePair(job=job, query=q) for q, _p in plan.asked])
-    if enqueue:
-        queue(job)
-    return job
+    return record_job(
+        [JudgePair(query=q) for q, _p in plan.asked],
+        enqueue=enqueue,
+        version=plan.version,
+        kind=JobKind.NUGGETS,
+        max_nuggets=plan.max_nuggets,
+        qids=[q.qid for q, _p in plan.asked],
+        level="",
+        budget=plan.judge.budget,
+        created_by=created_by,
+    )
 
 
 def run_proposal_job(job: JudgeJob, sleep) -> None:

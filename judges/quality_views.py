@@ -89,9 +89,17 @@ def quality_settings_section(*, project, membership) -> dict | None:
     }
 
 
-def _owner_form(request: HttpRequest, slug: str, data):
+def _owner_plan(request: HttpRequest, slug: str, data):
+    """The project, the owner's membership and the job's plan from the options sent, or a
+    400 response saying what is wrong with them."""
     project, membership = get_project_for_user(request, slug, Role.OWNER)
-    return project, membership, QualityJobForm(data, project=project)
+    form = QualityJobForm(data, project=project)
+    if not form.is_valid():
+        return project, membership, HttpResponseBadRequest(_("Bad job options."))
+    try:
+        return project, membership, form.plan()
+    except JudgeError as error:
+        return project, membership, HttpResponseBadRequest(shown(error.problem))
 
 
 @login_required
@@ -99,13 +107,9 @@ def _owner_form(request: HttpRequest, slug: str, data):
 def quality_estimate(request: HttpRequest, slug: str) -> HttpResponse:
     """What a quality job would cost with the prompt as edited, before it starts (nothing
     is kept)."""
-    project, membership, form = _owner_form(request, slug, request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad job options."))
-    try:
-        plan = form.plan()
-    except JudgeError as error:
-        return HttpResponseBadRequest(shown(error.problem))
+    project, membership, plan = _owner_plan(request, slug, request.GET)
+    if isinstance(plan, HttpResponse):
+        return plan
     context = {"project": project, "membership": membership, "plan": plan}
     context["prompt_tokens"] = plan.prompt_tokens()
     return TemplateResponse(request, "judges/partials/quality_estimate.html", context)
@@ -115,13 +119,9 @@ def quality_estimate(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def quality_start(request: HttpRequest, slug: str) -> HttpResponse:
     """Keep the dimension's prompt as sent and start the judge's quality job."""
-    project, _membership, form = _owner_form(request, slug, request.POST)
-    if not form.is_valid():
-        return HttpResponseBadRequest(_("Bad job options."))
-    try:
-        plan = form.plan()
-    except JudgeError as error:
-        return HttpResponseBadRequest(shown(error.problem))
+    project, _membership, plan = _owner_plan(request, slug, request.POST)
+    if isinstance(plan, HttpResponse):
+        return plan
     if not plan.units:
         return HttpResponseBadRequest(_("Nothing to grade: this version graded every unit."))
     job = start_quality_job(plan, created_by=request.user)

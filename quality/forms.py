@@ -20,6 +20,20 @@ def _words(text: str) -> list[str]:
     return [w.strip() for w in text.split(",") if w.strip()] if text.strip() else []
 
 
+def _clean_labels(form: forms.Form, data: dict, top: int) -> None:
+    """The English and Chinese labels as lists of words: none, or one per grade 0…top (an
+    error on the field otherwise)."""
+    for name in ("labels", "labels_zh"):
+        words = _words(data.get(name) or "")
+        if words and len(words) != top + 1:
+            form.add_error(
+                name,
+                gettext("Give %(n)s labels (grades 0 to %(top)s), or none.")
+                % {"n": top + 1, "top": top},
+            )
+        data[name] = words
+
+
 def _check_site_field(project: Project, field: str) -> None:
     """A site field must be a metadata field of the project's documents (once it has any)."""
     documents = project.documents.all()
@@ -85,15 +99,7 @@ class DimensionForm(forms.Form):
         data = super().clean()
         top = data.get("max_grade")
         if top is not None:
-            for name in ("labels", "labels_zh"):
-                words = _words(data.get(name) or "")
-                if words and len(words) != top + 1:
-                    self.add_error(
-                        name,
-                        gettext("Give %(n)s labels (grades 0 to %(top)s), or none.")
-                        % {"n": top + 1, "top": top},
-                    )
-                data[name] = words
+            _clean_labels(self, data, top)
         if data.get("unit") == QualityUnit.SITE:
             field = (data.get("site_field") or "").strip()
             if not field:
@@ -226,16 +232,7 @@ class EditDimensionForm(forms.Form):
         data = super().clean()
         dimension = data.get("dimension")
         if dimension is not None:
-            top = dimension.max_grade
-            for name in ("labels", "labels_zh"):
-                words = _words(data.get(name) or "")
-                if words and len(words) != top + 1:
-                    self.add_error(
-                        name,
-                        gettext("Give %(n)s labels (grades 0 to %(top)s), or none.")
-                        % {"n": top + 1, "top": top},
-                    )
-                data[name] = words
+            _clean_labels(self, data, dimension.max_grade)
         return data
 
 

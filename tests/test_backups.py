@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from annotator.evidence import Evidence
 from annotator.labels import change_label
@@ -27,6 +28,7 @@ from metrics.models import Run
 from quality.dimensions import offer_source_quality
 from quality.grades import QualitySource, change_quality
 from quality.models import QualityDimension, QualityGrade, QualityHistory
+from tests.demo_database import copy_database
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,15 +213,33 @@ def manage(env, *args) -> str:
     return done.stdout
 
 
-def test_a_project_travels_to_another_database_and_back_unchanged(full_project, tmp_path):
+@pytest.fixture
+def elsewhere(tmp_path):
+    """The environment of the second Assay (``other_database``), its database ready. On
+    SQLite that is a copy of this worker's test database taken before the test writes
+    anything (migrated, and as empty as ``migrate`` leaves a new one), which spares
+    migrating a new file; on PostgreSQL the SQLite file is migrated by ``manage.py``."""
+    env = other_database(tmp_path)
+    source = connection.settings_dict["NAME"]
+    if connection.vendor == "sqlite" and Path(source).exists():  # not an in-memory one
+        target = Path(env["ASSAY_DATA_DIR"]) / "assay.sqlite3"
+        target.parent.mkdir(parents=True)
+        Path(copy_database(source, tmp_path)).rename(target)
+    else:
+        manage(env, "migrate", "--noinput")
+    return env
+
+
+def test_a_project_travels_to_another_database_and_back_unchanged(
+    elsewhere, full_project, tmp_path
+):
     before = picture(full_project)
     assert before["labels"] and before["history"] and before["gold"] and before["numbers"]
     assert before["quality_finals"] == [("fresh", "d2", 0, "stale")]
     exported = tmp_path / "acme.zip"
     call_command("export_project", "acme", "-o", str(exported))
     # Elsewhere: another process, another database (engine), imported and exported again.
-    env = other_database(tmp_path)
-    manage(env, "migrate", "--noinput")
+    env = elsewhere
     assert "imported acme" in manage(env, "import_project", str(exported))
     returned = tmp_path / "returned.zip"
     manage(env, "export_project", "acme", "-o", str(returned))

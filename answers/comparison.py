@@ -21,10 +21,10 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
-from api.metrics_views import _row_json
+from api.metrics_views import compared_json
 from metrics.access import MAX_ID
 from metrics.gate import GateResult, check_json
-from numerics.comparison import SEED, Comparison, MeasureComparison, compare
+from numerics.comparison import Comparison, MeasureComparison, compare
 from web.errors import BadParameters
 
 from .metrics import MEASURES, RunScores, answer_sources, run_scores
@@ -140,17 +140,7 @@ def comparison_json(comparison: AnswerComparison) -> dict:
         "baseline": {"id": comparison.baseline.pk, "name": comparison.baseline.name},
         "sources": comparison.sources,
         "queries": comparison.n_queries,
-        "alpha": comparison.alpha,
-        "seed": SEED,
-        "correction": "holm per measure, over the runs compared with the baseline",
-        "measures": {
-            m.name: {
-                "queries": comparison.queries(m.name),
-                "baseline_mean": m.baseline_mean,
-                "runs": [_row_json(r) for r in m.rows],
-            }
-            for m in comparison.measures
-        },
+        **compared_json(comparison, lambda m: {"queries": comparison.queries(m.name)}),
     }
 
 

@@ -184,6 +184,25 @@ def _row_json(row: Versus) -> dict:
     }
 
 
+def compared_json(comparison, per_measure=lambda measure: {}) -> dict:
+    """How the runs compare with the baseline, retrieval and answer runs alike: the test's
+    settings and each measure's baseline mean and runs (``per_measure`` adds a measure's
+    own fields first)."""
+    return {
+        "alpha": comparison.alpha,
+        "seed": SEED,
+        "correction": "holm per measure, over the runs compared with the baseline",
+        "measures": {
+            m.name: {
+                **per_measure(m),
+                "baseline_mean": m.baseline_mean,
+                "runs": [_row_json(r) for r in m.rows],
+            }
+            for m in comparison.measures
+        },
+    }
+
+
 @token_required
 @require_GET
 def compare(request: HttpRequest, slug: str) -> JsonResponse:
@@ -205,16 +224,7 @@ def compare(request: HttpRequest, slug: str) -> JsonResponse:
             "k": setting.k,
             "gold": setting.gold.description,
             "queries": comparison.n_queries,
-            "alpha": comparison.alpha,
-            "seed": SEED,
-            "correction": "holm per measure, over the runs compared with the baseline",
-            "measures": {
-                m.name: {
-                    "baseline_mean": m.baseline_mean,
-                    "runs": [_row_json(r) for r in m.rows],
-                }
-                for m in comparison.measures
-            },
+            **compared_json(comparison),
         }
     )
 

@@ -97,6 +97,23 @@ def fake_judge(project, server: FakeLLM, **settings):
     )
 
 
+def idle_judge(project, **settings):
+    """A judge of the project whose endpoint nobody listens on: for plans and labels,
+    never a call (operator-configured; slug "j" and the test key's variable unless told)."""
+    return create_judge(
+        project,
+        **{
+            "slug": "j",
+            "name": "J",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "api_key_env": KEY_ENV,
+            "by_operator": True,
+            **settings,
+        },
+    )
+
+
 class Sleeps(list):
     """A stand-in for time.sleep that records each wait instead of waiting."""
 

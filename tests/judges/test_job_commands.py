@@ -20,7 +20,7 @@ from judges.models import JobStatus, JudgeJob, PairStatus
 from judges.services import plan_job, prompts_for, start_job
 from metrics.models import Run
 
-from .conftest import KEY_ENV, Sleeps
+from .conftest import Sleeps, idle_judge
 
 pytestmark = pytest.mark.django_db
 
@@ -169,7 +169,6 @@ def test_a_prompt_the_owner_wrote_is_sent_as_written(judging):
 def test_plans_count_each_level_apart_the_94_pair_document_case(personas):
     """94 document-level pairs; the version's chunk labels on the same queries are not
     document judgements (they were counted as "already judged"), and the reverse."""
-    from judges.services import create_judge
 
     project = personas["project"]
     chunking = Chunking.objects.create(project=project, name="c")
@@ -192,15 +191,7 @@ def test_plans_count_each_level_apart_the_94_pair_document_case(personas):
     rows_d = np.tile([d.pk for d in documents], len(queries))
     run.set_results(rows_q, rows_d, np.arange(rows_q.size, 0, -1, dtype=float))
     run.save()
-    judge = create_judge(
-        project,
-        slug="j",
-        name="J",
-        base_url="http://127.0.0.1:9/v1",
-        model="m",
-        api_key_env=KEY_ENV,
-        by_operator=True,
-    )
+    judge = idle_judge(project)
     annotator = judge.current.annotator
     for query in queries:  # 60 chunk labels of this version on the same queries
         for chunk in chunks[:30]:

@@ -19,10 +19,12 @@ from annotator.evidence import Evidence
 from annotator.labels import change_label
 from annotator.models import Chunk, Chunking, Document, Query
 from judges.scope import SAMPLE_SEED, Pair, level_name, scope_keys, scope_pairs
-from judges.services import create_judge, estimate_tokens, plan_job
+from judges.services import estimate_tokens, plan_job
 from metrics.evaluation import level_units
 from metrics.models import Run
 from metrics.rankings import can_evaluate, ranked_run
+
+from .conftest import idle_judge
 
 
 def _reference(project, scope, level, chunking, sample_size=None):
@@ -134,15 +136,7 @@ def test_scope_arrays_are_the_pairs_one_by_one(pooled, scope, level):
 
 def test_plan_counts_what_the_version_already_judged(pooled, settings):
     project, chunks = pooled["project"], pooled["chunks"]
-    judge = create_judge(
-        project,
-        slug="j",
-        name="J",
-        base_url="http://127.0.0.1:9/v1",
-        model="m",
-        api_key_env="ASSAY_JUDGE_KEY_J",
-        by_operator=True,
-    )
+    judge = idle_judge(project, api_key_env="ASSAY_JUDGE_KEY_J")
     pool = _reference(project, "pool", "chunk", pooled["chunking"])
     by_pk = {c.pk: c for c in chunks}
     done = pool[::4]
@@ -166,15 +160,7 @@ def test_plan_counts_what_the_version_already_judged(pooled, settings):
 def test_plan_reads_the_same_number_of_rows_whatever_the_number_of_runs(pooled):
     """One query for the runs (with their chunkings), not one per run."""
     project, chunking = pooled["project"], pooled["chunking"]
-    judge = create_judge(
-        project,
-        slug="j",
-        name="J",
-        base_url="http://127.0.0.1:9/v1",
-        model="m",
-        api_key_env="ASSAY_JUDGE_KEY_J",
-        by_operator=True,
-    )
+    judge = idle_judge(project, api_key_env="ASSAY_JUDGE_KEY_J")
 
     def queries() -> int:
         plan_job(judge, scope="holes", level="chunk", chunking="c")  # caches warm

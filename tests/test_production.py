@@ -161,10 +161,28 @@ def log_in(deployment: Deployment, scheme: str, headers: dict[str, str]):
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("production")
+def data_dir(tmp_path_factory, django_db_setup, django_db_blocker):
+    """The deployments' data directory, shared by the module (the second deployment's
+    ``migrate`` and ``collectstatic`` find their work done). When the suite runs on SQLite,
+    its database starts as a copy of this worker's test database, which the same migrations
+    built, empty: ``migrate`` then has nothing to apply, where a new file takes it a good
+    while. On PostgreSQL (CI) the deployment's SQLite file is new and ``migrate`` builds it.
+    (The tests using it are marked ``django_db`` so that the test database exists.)"""
+    from django.db import connection
+
+    from tests.demo_database import copy_database
+
+    folder = tmp_path_factory.mktemp("production")
+    with django_db_blocker.unblock():
+        source = connection.settings_dict["NAME"]
+        if connection.vendor == "sqlite" and Path(source).exists():  # not an in-memory one
+            Path(copy_database(source, tmp_path_factory.mktemp("copy"))).rename(
+                folder / "assay.sqlite3"
+            )
+    return folder
 
 
+@pytest.mark.django_db
 def test_plain_http_on_a_trusted_network(data_dir):
     deployment = Deployment("**Plain http on a trusted network**", data_dir)
     try:
@@ -185,6 +203,7 @@ def test_plain_http_on_a_trusted_network(data_dir):
         deployment.stop()
 
 
+@pytest.mark.django_db
 def test_behind_a_tls_proxy(data_dir):
     deployment = Deployment("**Behind a TLS proxy**", data_dir)
     try:

@@ -20,7 +20,7 @@ from numerics.mapping import MappingPolicy
 
 from .evaluation import Gold
 from .label_state import counted_labels
-from .rankings import cache, lookup, ranked_run, run_version
+from .rankings import cache, lookup, run_version, unit_codes
 
 UNJUDGED = "unjudged"
 
@@ -121,14 +121,41 @@ def run_coverage(run, gold: Gold, k: int) -> Coverage:
     return coverage
 
 
+def _top_keys(run, units, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(query pk, query pk · n units + unit index) of each of the run's top ``k`` rows
+    per query at these units, in no particular order; from the run's index (its file,
+    which the worker wrote after the import), so that the stored results are neither
+    read nor ranked again, and kept per process: it does not depend on the labels."""
+    from .run_indexes import run_index  # it imports this app's rankings
+
+    def compute():
+        index = run_index(run, units)
+        n_items = max(index.n_items, 1)
+        position = index.sorted_key // n_items
+        top = index.row_of_key - index.start[position] < k
+        code = index.sorted_key[top] % n_items
+        unit_of_code = np.empty(len(units.ids), dtype=np.int64)
+        unit_of_code[unit_codes(units)] = np.arange(len(units.ids))
+        row_query = index.query[position[top]]
+        return _TopKeys(row_query, row_query * max(len(units.ids), 1) + unit_of_code[code])
+
+    kept = cache.get(("coverage-top", *run_version(run), units.fingerprint, k), compute)
+    return kept.row_query, kept.keys
+
+
+@dataclass(frozen=True)
+class _TopKeys:
+    row_query: np.ndarray
+    keys: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return self.row_query.nbytes + self.keys.nbytes
+
+
 def _run_coverage(run, gold: Gold, k: int) -> Coverage:
-    ranked = ranked_run(run, gold.units)
     width = max(len(gold.units.ids), 1)
-    counts = np.diff(ranked.bounds)
-    rank = np.arange(ranked.item.size) - np.repeat(ranked.bounds[:-1], counts)
-    top = rank < k
-    row_query = ranked.row_query[top]
-    keys = row_query * width + ranked.item[top].astype(np.int64)
+    row_query, keys = _top_keys(run, gold.units, k)
     position, known = lookup(gold.query_pks, row_query)
     n_queries = gold.query_pks.size
     index = position[known]

@@ -166,9 +166,18 @@ def _run_coverage(run, gold: Gold, k: int) -> Coverage:
         return np.divide(count, n_top, out=np.zeros(n_queries), where=n_top > 0)
 
     per_query = {
-        name: share(np.isin(keys, judged)) for name, judged in judged_by_source(gold).items()
+        name: share(_among(keys, judged)) for name, judged in judged_by_source(gold).items()
     }
-    gold_keys = gold.grades.query * width + gold.grades.unit
-    judged_any = share(np.isin(keys, gold_keys))
+    gold_keys = np.sort(gold.grades.query * width + gold.grades.unit)
+    judged_any = share(_among(keys, gold_keys))
     per_query[UNJUDGED] = np.where(n_top > 0, 1.0 - judged_any, 1.0)
     return Coverage(per_query)
+
+
+def _among(keys: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+    """Whether each key is one of ``sorted_values`` (ascending): ``np.isin`` by binary
+    search, without sorting the keys and values together on every view."""
+    if not sorted_values.size:
+        return np.zeros(keys.size, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_values, keys), sorted_values.size - 1)
+    return sorted_values[at] == keys

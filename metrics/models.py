@@ -99,7 +99,9 @@ class Run(models.Model):
     archived_at = models.DateTimeField(null=True, blank=True)
     # Last in the row (migration 0003): SQLite reads a column after a large blob only by
     # walking the blob's overflow pages, so every column listed after it made listing
-    # runs read their results. Fields added later land after it: keep them few.
+    # runs read their results. Fields added later land after it: keep them few. Altering
+    # a field on SQLite rebuilds the table with that field last (0004 did): the migration
+    # must then put the results last again (0005; tests/test_run_columns.py checks).
     results = models.BinaryField(default=b"")
 
     objects = RunQuerySet.as_manager()

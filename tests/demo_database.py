@@ -87,10 +87,17 @@ def copy_database(source: str, folder: Path) -> str:
                 cursor.execute(f'CREATE DATABASE "{target}" TEMPLATE "{source}"')
                 return target
             except (OperationalError, ProgrammingError):
-                # A thread of the live server may still hold the source open for a moment.
+                # A thread of the live server may still hold the source open for a moment,
+                # or a thread of an earlier test left its connection open: no test of this
+                # worker runs now, so another session on its own database is a leftover.
                 if attempt == 4:
                     raise
                 time.sleep(0.5)
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = %s AND pid <> pg_backend_pid()",
+                    [source],
+                )
     raise AssertionError("unreachable")
 
 

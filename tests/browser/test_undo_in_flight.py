@@ -58,7 +58,8 @@ class HeldSaves:
             route.continue_()
 
     def wait_for_one(self):
-        for _ in range(200):
+        # Up to 15 s: on a loaded machine the browser may take seconds to post.
+        for _ in range(600):
             if self.routes:
                 return
             self.page.wait_for_timeout(25)
@@ -161,6 +162,8 @@ def test_two_quick_grades_and_two_undos_reverse_both(page, live_server, personas
     page.goto(live_server.url + reverse("annotator:label_query", args=["acme", pool["query"].pk]))
     page.wait_for_selector("#candidates .candidate.is-current")
     first, second = chunk_of(page, 1), chunk_of(page, 2)
+    # The first card is current; a click on it makes sure the page has the keyboard.
+    card(page, 1).click(position={"x": 5, "y": 5})
     held = HeldSaves(page)
     page.keyboard.press("2")  # card 1: its save held
     held.wait_for_one()

@@ -235,8 +235,10 @@ def best_evidence(grade, *groups) -> np.ndarray:
         # Few possible groups: no sort, one pass. Each pair's rank is its grade, then the
         # earlier the better (grade · n + n − 1 − position); a group's highest rank names
         # its pair. Groups come out in key order.
-        position = np.arange(n, dtype=np.int64)
-        rank = (grade - grade.min()) * n + (n - 1 - position)
+        rank = grade - grade.min()  # in place from here: these arrays are as long as the pairs
+        rank *= n
+        rank += n - 1
+        rank -= np.arange(n, dtype=np.int64)
         top = np.full(size, -1, dtype=np.int64)
         np.maximum.at(top, key, rank)
         return n - 1 - top[top >= 0] % n
@@ -248,16 +250,21 @@ def best_evidence(grade, *groups) -> np.ndarray:
 def _group_key(columns: list[np.ndarray], n: int) -> tuple[np.ndarray | None, int]:
     """The group columns as one int64 key ordered as the columns are (the first
     outermost), and how many keys there can be; (None, 0) when they would not fit."""
-    key = np.zeros(n, dtype=np.int64)
+    key = None
     size = 1
     for column in columns:
         low = int(column.min())
         span = int(column.max()) - low + 1
         if size * span >= 2**62:
             return None, 0
-        key = key * span + (column - low)
+        if key is None:
+            key = column - low if low else column
+        else:
+            key = key * span
+            key += column
+            key -= low
         size *= span
-    return key, size
+    return (np.zeros(n, dtype=np.int64) if key is None else key), size
 
 
 def map_evidence(
@@ -270,10 +277,21 @@ def map_evidence(
     (judged non-relevant). ``grade`` holds one grade per evidence span.
     """
     (grade,) = _as_int(grade)
-    pair_evidence, pair_unit = map_pairs(evidence, units, policy=policy)
-    best = best_evidence(grade[pair_evidence], pair_unit)
+    found = _Candidates(evidence, units)
+    keep = found.qualifying(policy)
+    pair_evidence, position = found.evidence, found.position
+    if not keep.all():  # any_overlap keeps every candidate: no copies
+        pair_evidence, position = pair_evidence[keep], position[keep]
     result = np.full(len(units), UNJUDGED, dtype=np.int64)
-    result[pair_unit[best]] = grade[pair_evidence[best]]
+    # Grouped by sorted position, not by the caller's unit index: only the best pairs go
+    # through ``order``. Empty units are reached by empty evidence alone (every other pair
+    # needs a shared character), so their best pairs are found apart.
+    best = best_evidence(grade[pair_evidence], position)
+    result[found.order[position[best]]] = grade[pair_evidence[best]]
+    empty_evidence, empty_unit = _identical_empty(evidence, units)
+    if empty_evidence.size:
+        best = best_evidence(grade[empty_evidence], empty_unit)
+        result[empty_unit[best]] = grade[empty_evidence[best]]
     return result
 
 

@@ -54,22 +54,39 @@ class _Judged:
 
 
 def judged_by_source(gold: Gold) -> dict[str, np.ndarray]:
-    """Each counted source's judged (query, unit) keys at the gold's level."""
+    """Each counted source's judged (query, unit) keys at the gold's level; kept per
+    process and, after label changes, recomputed for the changed queries only (a query's
+    keys depend on its own labels alone)."""
     state = gold.state
-    key = ("judged-by", gold.origin)
-    mark = state.mark if state is not None else None
-    kept = cache.peek(key) if gold.origin is not None else None
-    if kept is not None and kept.mark == mark:
-        return kept.keys
-    units = gold.units
-    labels = counted_labels(state, gold.sources) if state is not None else None
-    if labels is None:
+    if state is None:
         return {}
+    key = ("judged-by", gold.origin)
+    kept = cache.peek(key) if gold.origin is not None else None
+    if kept is not None and kept.mark == state.mark:
+        return kept.keys
+    width = max(len(gold.units.ids), 1)
+    judged = None
+    changed = state.changed_since(kept.mark) if kept is not None else None
+    if changed is not None:
+        part = _judged(gold, counted_labels(state, gold.sources, changed), width)
+        if list(part) == list(kept.keys):
+            judged = {
+                name: _spliced(kept.keys[name], keys, changed, width) for name, keys in part.items()
+            }
+    if judged is None:
+        judged = _judged(gold, counted_labels(state, gold.sources), width)
+    if gold.origin is not None:
+        cache.put(key, _Judged(judged, state.mark))
+    return judged
+
+
+def _judged(gold: Gold, labels, width: int) -> dict[str, np.ndarray]:
+    """Each source's sorted judged keys among ``labels``."""
+    units = gold.units
     mapping = MappingPolicy.parse(gold.grades.policy["mapping"])
     query, unit, source, _grade = annotator_unit_grades(
         labels.take(labels.source >= 0), units, mapping
     )
-    width = max(len(units.ids), 1)
     if gold.sources is not None:
         names = [gold.sources.source_of(name) for name in labels.annotators]
         order = gold.sources.labels()
@@ -87,37 +104,78 @@ def judged_by_source(gold: Gold) -> dict[str, np.ndarray]:
         a_query, a_unit, _a_grade = adjudicated_units(labels, units)
         if a_query.size:
             keys.setdefault("people", []).append(a_query * width + a_unit)
-    judged = {
+    return {
         name: np.unique(np.concatenate([np.zeros(0, np.int64), *parts]))
         for name, parts in keys.items()
     }
-    if gold.origin is not None:
-        cache.put(key, _Judged(judged, mark))
-    return judged
+
+
+def _spliced(old: np.ndarray, part: np.ndarray, changed: np.ndarray, width: int) -> np.ndarray:
+    """Sorted keys ``old`` with those of the ``changed`` queries replaced by ``part`` (sorted,
+    all of changed queries)."""
+    kept = old[~np.isin(old // width, changed)]
+    return np.insert(kept, np.searchsorted(kept, part), part)
+
+
+@dataclass(frozen=True)
+class _GoldKeys:
+    keys: np.ndarray  # sorted (query * width + unit) keys of the gold's grades
+    mark: tuple | None
+
+    @property
+    def nbytes(self) -> int:
+        return self.keys.nbytes
+
+
+def _gold_keys(gold: Gold) -> np.ndarray:
+    """The gold's judged (query, unit) keys, sorted; once per gold and labels state, not
+    once per run."""
+    width = max(len(gold.units.ids), 1)
+    if gold.origin is None:
+        return np.sort(gold.grades.query * width + gold.grades.unit)
+    key = ("gold-keys", gold.origin)
+    mark = gold.state.mark if gold.state is not None else None
+    kept = cache.peek(key)
+    if kept is not None and kept.mark == mark:
+        return kept.keys
+    keys = np.sort(gold.grades.query * width + gold.grades.unit)
+    cache.put(key, _GoldKeys(keys, mark))
+    return keys
 
 
 @dataclass(frozen=True)
 class _Kept:
     coverage: Coverage
+    query_pks: np.ndarray  # the gold's queries, the order of every array of ``coverage``
     mark: tuple | None
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.coverage.per_query.values())
+        arrays = [self.query_pks, *self.coverage.per_query.values()]
+        return sum(a.nbytes for a in arrays)
 
 
 def run_coverage(run, gold: Gold, k: int) -> Coverage:
     """The run's coverage by source at cutoff ``k`` over the gold's queries; kept per
-    process with the gold's labels as they were (every dashboard view shows it)."""
+    process with the gold's labels as they were (every dashboard view shows it) and,
+    after label changes, recomputed for the changed queries only (a query's shares
+    depend on its own labels alone)."""
     if gold.origin is None:
         return _run_coverage(run, gold, k)
     key = ("coverage", *run_version(run), gold.origin, k)
-    mark = gold.state.mark if gold.state is not None else None
+    state = gold.state
+    mark = state.mark if state is not None else None
     kept = cache.peek(key)
     if kept is not None and kept.mark == mark:
         return kept.coverage
-    coverage = _run_coverage(run, gold, k)
-    cache.put(key, _Kept(coverage, mark))
+    coverage = None
+    if kept is not None and kept.mark is not None and state is not None:
+        changed = state.changed_since(kept.mark)
+        if changed is not None:
+            coverage = _updated_coverage(kept, run, gold, k, changed)
+    if coverage is None:
+        coverage = _run_coverage(run, gold, k)
+    cache.put(key, _Kept(coverage, gold.query_pks, mark))
     return coverage
 
 
@@ -154,10 +212,61 @@ class _TopKeys:
 
 
 def _run_coverage(run, gold: Gold, k: int) -> Coverage:
-    width = max(len(gold.units.ids), 1)
+    return Coverage(_shares(run, gold, k, gold.query_pks, judged_by_source(gold), _gold_keys(gold)))
+
+
+def _updated_coverage(kept: _Kept, run, gold: Gold, k: int, changed: np.ndarray):
+    """``kept`` brought up to date: the shares of the ``changed`` queries (and of any
+    query new to the gold) computed again, the others' kept; None when the sources
+    differ (then everything is computed again)."""
+    judged = judged_by_source(gold)
+    names = [*judged, UNJUDGED]
+    if names != list(kept.coverage.per_query):
+        return None
+    query_pks = gold.query_pks
+    if np.array_equal(kept.query_pks, query_pks):  # the gold's queries are the same
+        position, known = np.arange(query_pks.size), np.ones(query_pks.size, dtype=bool)
+    else:
+        position, known = lookup(kept.query_pks, query_pks)
+    redo = ~known | _among(query_pks, changed)
+    fresh = {}
+    if redo.any():
+        redone = query_pks[redo]
+        grades = gold.grades  # sorted by query
+        rows = _ranges(
+            np.searchsorted(grades.query, redone), np.searchsorted(grades.query, redone, "right")
+        )
+        width = max(len(gold.units.ids), 1)
+        gold_keys = np.sort(grades.query[rows] * width + grades.unit[rows])
+        fresh = _shares(run, gold, k, redone, judged, gold_keys)
+    per_query = {}
+    for name in names:
+        old = kept.coverage.per_query[name]
+        new = np.empty(query_pks.size, dtype=old.dtype)
+        new[~redo] = old[position[~redo]]
+        if fresh:
+            new[redo] = fresh[name]
+        per_query[name] = new
+    return Coverage(per_query)
+
+
+def _shares(
+    run,
+    gold: Gold,
+    k: int,
+    query_pks: np.ndarray,
+    judged: dict[str, np.ndarray],
+    gold_keys: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Per query of ``query_pks`` (sorted gold query pks): each source's share of the
+    run's top ``k``, and the unjudged share; ``gold_keys`` (sorted) holds at least the
+    gold's keys of these queries."""
     row_query, keys = _top_keys(run, gold.units, k)
-    position, known = lookup(gold.query_pks, row_query)
-    n_queries = gold.query_pks.size
+    if query_pks.size < gold.query_pks.size:  # a few changed queries: only their rows
+        mine = np.isin(row_query, query_pks)
+        row_query, keys = row_query[mine], keys[mine]
+    position, known = lookup(query_pks, row_query)
+    n_queries = query_pks.size
     index = position[known]
     n_top = np.bincount(index, minlength=n_queries).astype(float)
 
@@ -165,13 +274,17 @@ def _run_coverage(run, gold: Gold, k: int) -> Coverage:
         count = np.bincount(index[hit[known]], minlength=n_queries).astype(float)
         return np.divide(count, n_top, out=np.zeros(n_queries), where=n_top > 0)
 
-    per_query = {
-        name: share(_among(keys, judged)) for name, judged in judged_by_source(gold).items()
-    }
-    gold_keys = np.sort(gold.grades.query * width + gold.grades.unit)
+    per_query = {name: share(_among(keys, values)) for name, values in judged.items()}
     judged_any = share(_among(keys, gold_keys))
     per_query[UNJUDGED] = np.where(n_top > 0, 1.0 - judged_any, 1.0)
-    return Coverage(per_query)
+    return per_query
+
+
+def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i]:stops[i]`` of every i, one after the other."""
+    lengths = stops - starts
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return offsets + np.arange(int(lengths.sum()))
 
 
 def _among(keys: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:

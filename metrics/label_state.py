@@ -177,10 +177,15 @@ def _advance(state: LabelState, project: Project, number: int) -> LabelState | N
     return LabelState(labels, version, state.key, state.epoch, state.step + 1, log)
 
 
-def counted_labels(state: LabelState, sources: Sources | None) -> LabelRows:
+def counted_labels(
+    state: LabelState, sources: Sources | None, queries: np.ndarray | None = None
+) -> LabelRows:
     """The state's labels that count for ``sources`` (a frozen gold set's: all of them):
-    the chosen annotators', and the adjudications when people count."""
+    the chosen annotators', and the adjudications when people count; ``queries``: only
+    those queries' (by pk)."""
     labels = state.labels
+    if queries is not None:
+        labels = labels.take(np.isin(labels.query, queries))
     if sources is None or state.version is None:
         return labels
     allowed = np.append(sources.annotator_mask(labels.annotators), sources.adjudicated)
@@ -220,12 +225,12 @@ def _level_grades(state, units, mapping, consensus, sources, key):
     if kept is not None and kept.mark == state.mark:
         return kept.grades, kept.query_pks, key
     changed = state.changed_since(kept.mark) if kept is not None else None
-    labels = counted_labels(state, sources)
     if changed is None:
+        labels = counted_labels(state, sources)
         grades = compute_unit_grades(labels, units, consensus=consensus, mapping=mapping)
     else:
         part = compute_unit_grades(
-            labels.take(np.isin(labels.query, changed)),
+            counted_labels(state, sources, changed),
             units,
             consensus=consensus,
             mapping=mapping,

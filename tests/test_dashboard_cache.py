@@ -17,6 +17,7 @@ from annotator.labels import change_label
 from annotator.models import Chunk, Document, Query
 from gold.services import adjudicate
 from gold.units import live_labels
+from metrics import coverage
 from metrics.evaluation import document_label_share, evaluation_setting
 from metrics.label_state import label_state
 from metrics.rankings import cache
@@ -49,6 +50,9 @@ def _dashboard(project, level: str = "own") -> dict:
             "intervals": dict(scores.intervals),
             "grades": [a.copy() for a in (gold.grades.query, gold.grades.unit, gold.grades.grade)],
             "queries": gold.query_pks.copy(),
+            "coverage": {
+                n: v.copy() for n, v in coverage.run_coverage(row["run"], gold, 5).per_query.items()
+            },
         }
     return table
 
@@ -66,6 +70,9 @@ def _assert_identical(incremental: dict, full: dict) -> None:
             # Bit for bit: the same floats, not merely close ones.
             assert got["values"][measure].tobytes() == values.tobytes(), (name, measure)
         assert got["means"] == expected["means"]
+        assert list(got["coverage"]) == list(expected["coverage"]) and expected["coverage"]
+        for source, shares in expected["coverage"].items():
+            assert got["coverage"][source].tobytes() == shares.tobytes(), (name, source)
         assert got["intervals"] == expected["intervals"] and expected["intervals"]
 
 
@@ -194,3 +201,25 @@ def test_document_label_share_from_kept_labels(personas):
         adjudicator=personas["adjudicator"],
     )
     assert document_label_share(project, None) == sum(whole) / len(whole)
+
+
+@pytest.mark.usefixtures("two_chunkings", "small_blocks")
+def test_coverage_by_source_after_a_label_maps_only_that_querys_labels(personas, monkeypatch):
+    """After one label, the coverage by source maps the changed query's labels onto the
+    units again, not every label of the project; and it equals coverage from scratch."""
+    project = personas["project"]
+    _dashboard(project)
+    mapped = []
+    original = coverage.annotator_unit_grades
+
+    def counting(labels, units, mapping):
+        mapped.append(np.unique(labels.query).tolist())
+        return original(labels, units, mapping)
+
+    monkeypatch.setattr(coverage, "annotator_unit_grades", counting)
+    _apply(project, personas, "passage", 2, 3, 0, 2, 40)
+    changed = Query.objects.filter(project=project).order_by("pk")[2].pk
+    incremental = _dashboard(project)
+    assert mapped and all(queries in ([changed], []) for queries in mapped), mapped
+    cache.clear()
+    _assert_identical(incremental, _dashboard(project))

@@ -32,14 +32,17 @@ class Releasable(Protocol):
     released: bool
 
 
-def get_project_for_user(request, slug: str, *roles: str) -> tuple[Project, Membership]:
+def get_project_for_user(
+    request, slug: str, *roles: str, annotations: dict | None = None
+) -> tuple[Project, Membership]:
     """The project with this slug if the user is a member with one of ``roles`` (any if none).
 
     Outsiders get 404 so that a URL does not reveal that a project exists; members
-    without the needed role get 403.
+    without the needed role get 403. ``annotations``: read with the membership.
     """
     membership = (
         Membership.objects.select_related("project")
+        .annotate(**(annotations or {}))
         .filter(project__slug=slug, user=request.user, is_pseudo=False)
         .first()
         if request.user.is_authenticated

@@ -94,12 +94,21 @@ class LabelChange:
 
 
 def _current(query: Query, annotator, evidence: Evidence) -> Judgment | None:
-    return (
+    judgment = (
         Judgment.objects.select_for_update()
         .of(query, annotator)
         .filter(**evidence.lookup())
         .first()
     )
+    chunk = evidence.chunk
+    if (
+        judgment is not None
+        and chunk is not None
+        and chunk.chunk_id
+        and judgment.chunk_id == chunk.pk
+    ):
+        judgment.chunk = chunk  # already read: the history row names it without a query
+    return judgment
 
 
 def _kept(query: Query, annotator, evidence: Evidence):

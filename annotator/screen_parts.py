@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.db.models import Expression, OuterRef
+
 from web.sections import Drawn
 
 
@@ -23,6 +25,14 @@ from web.sections import Drawn
 class CardPart:
     template: str
     build: Callable[..., dict[int, dict]]
+    # Given a project's pk (an ``OuterRef``), an expression false when the part draws
+    # nothing in that project; read with the screen's membership, so that the part is
+    # not even asked then.
+    drawn_in: Callable[[OuterRef], Expression] | None = None
+
+    @property
+    def flag(self) -> str:
+        return f"card_part_{_PARTS.index(self)}"
 
 
 @dataclass(frozen=True)
@@ -39,11 +49,26 @@ _PARTS: list[CardPart] = []
 _UNDOERS: list[Callable[..., Undone | None]] = []
 
 
-def register_card_part(template: str, build: Callable[..., dict[int, dict]]) -> None:
+def register_card_part(
+    template: str,
+    build: Callable[..., dict[int, dict]],
+    drawn_in: Callable[[OuterRef], Expression] | None = None,
+) -> None:
     """Draw ``template`` in every card whose document ``build`` gives a context (once per
-    template)."""
+    template). ``drawn_in(OuterRef)``: false for a project where ``build`` gives nothing
+    (an ``Exists``), read with the membership so that ``build`` is not called there."""
     if all(part.template != template for part in _PARTS):
-        _PARTS.append(CardPart(template, build))
+        _PARTS.append(CardPart(template, build, drawn_in))
+
+
+def card_part_flags() -> dict[str, Expression]:
+    """The annotations of a membership read that say which card parts its project draws
+    (``get_project_for_user``'s ``annotations``)."""
+    return {
+        part.flag: part.drawn_in(OuterRef("project_id"))
+        for part in _PARTS
+        if part.drawn_in is not None
+    }
 
 
 def card_parts(screen, document_pks) -> dict[int, list[Drawn]]:
@@ -53,6 +78,8 @@ def card_parts(screen, document_pks) -> dict[int, list[Drawn]]:
     if not pks:
         return drawn
     for part in _PARTS:
+        if not getattr(screen.membership, part.flag, True):
+            continue  # the membership read says the project has nothing for it
         for pk, context in part.build(screen=screen, documents=pks).items():
             drawn.setdefault(pk, []).append(Drawn(part.template, context))
     return drawn

@@ -5,6 +5,8 @@ and the keys' help with the choice of the dimension the Shift keys grade (sectio
 
 from __future__ import annotations
 
+from django.db.models import Exists
+
 from .models import QualityDimension
 
 
@@ -25,6 +27,11 @@ def register_all() -> None:
     from .labelling import card_part
     from .labelling_views import undo_from_screen
 
-    register_card_part("quality/partials/card_quality.html", card_part)
+    register_card_part(
+        "quality/partials/card_quality.html",
+        card_part,
+        # No dimension, no quality row: the membership read says so, not a query per card.
+        lambda project: Exists(QualityDimension.objects.filter(project_id=project)),
+    )
     register_undoer(undo_from_screen)
     register_section("labelling", "quality/partials/labelling_keys.html", labelling_section)

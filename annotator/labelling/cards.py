@@ -159,12 +159,10 @@ def chunk_cards(
             if chunk_pk in by_pk:
                 by_pk[chunk_pk].suggestion = suggestion
     cards = [by_pk[pk] for pk in chunk_pks if pk in by_pk]
-    if folded:
-        ids = dict(
-            Chunk.objects.filter(
-                pk__in=[m for c in cards for m in folded.get(c.chunk_pk, [])]
-            ).values_list("pk", "chunk_id")
-        )
+    # The chunks folded into a card besides its own (most cards have none: no query).
+    members = [m for c in cards for m in folded.get(c.chunk_pk, [])[1:]] if folded else []
+    if members:
+        ids = dict(Chunk.objects.filter(pk__in=members).values_list("pk", "chunk_id"))
         for card in cards:
             card.folded = [ids[m] for m in folded.get(card.chunk_pk, [])[1:] if m in ids]
     # Only an ungraded card shows what covers it (a graded one shows its own grade).

@@ -26,14 +26,24 @@ if TYPE_CHECKING:
     from .screen import Screen
 
 
-def fold_pool(chunk_pks: list[int], threshold: float) -> dict[int, list[int]]:
-    """Representative chunk → the chunks folded into it (itself first), in pool order."""
-    rows = {
+def chunk_spans(chunk_pks: list[int]) -> dict[int, tuple[int, int, int]]:
+    """Each chunk's (document pk, start, end), by pk (unknown pks left out)."""
+    return {
         pk: (doc, start, end)
         for pk, doc, start, end in Chunk.objects.filter(pk__in=chunk_pks).values_list(
             "pk", "document_id", "start", "end"
         )
     }
+
+
+def fold_pool(
+    chunk_pks: list[int],
+    threshold: float,
+    spans: dict[int, tuple[int, int, int]] | None = None,
+) -> dict[int, list[int]]:
+    """Representative chunk → the chunks folded into it (itself first), in pool order;
+    ``spans``: ``chunk_spans(chunk_pks)`` if already read."""
+    rows = spans if spans is not None else chunk_spans(chunk_pks)
     pks = [pk for pk in dict.fromkeys(chunk_pks) if pk in rows]
     if not pks:
         return {}

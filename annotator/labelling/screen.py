@@ -29,11 +29,12 @@ from django.utils.translation import gettext as _
 
 from .. import assignments as work
 from ..access import can_label, get_project_for_user, sees_all_labels
-from ..models import Assignment, Chunk, Chunking, Membership, Project, Query
+from ..models import Assignment, Chunking, Membership, Project, Query
 from ..pool import candidate_chunk_ids, stable_shuffle
+from ..screen_parts import card_part_flags
 from ..search import default_chunking
 from .cards import Card, EvidenceRow, chunk_cards, own_evidence
-from .pieces import fold_pool, repeated_parts
+from .pieces import chunk_spans, fold_pool, repeated_parts
 
 
 def duration(seconds: float) -> str:
@@ -151,9 +152,14 @@ class Screen:
         return candidate_chunk_ids(self.query, self.project.pool_depth, chunking=self.chunking)
 
     @cached_property
+    def pool_spans(self) -> dict[int, tuple[int, int, int]]:
+        """Each candidate chunk's (document pk, start, end), read once per request."""
+        return chunk_spans(self.pool_ids)
+
+    @cached_property
     def pool_groups(self) -> dict[int, list[int]]:
         """The pool as pieces of text: each card's chunk → the candidates it stands for."""
-        return fold_pool(self.pool_ids, self.project.candidate_overlap)
+        return fold_pool(self.pool_ids, self.project.candidate_overlap, self.pool_spans)
 
     @cached_property
     def card_order(self) -> list[int]:
@@ -164,13 +170,7 @@ class Screen:
     @cached_property
     def repeats(self) -> dict[int, list[tuple[int, int, int]]]:
         """Per card, the parts of its text an earlier card shows (``pieces.repeated_parts``)."""
-        spans = {
-            pk: (document, start, end)
-            for pk, document, start, end in Chunk.objects.filter(
-                pk__in=self.card_order
-            ).values_list("pk", "document_id", "start", "end")
-        }
-        return repeated_parts(self.card_order, spans)
+        return repeated_parts(self.card_order, self.pool_spans)
 
     def mark_repeats(self, cards: list[Card]) -> list[Card]:
         """Give pool cards the parts of their text that an earlier card shows."""
@@ -243,7 +243,8 @@ def member_view(*methods: str) -> Callable:
         @login_required
         @wraps(view)
         def wrapper(request: HttpRequest, slug: str, pk: int | None = None) -> HttpResponse:
-            project, membership = get_project_for_user(request, slug)
+            # Which card parts the project draws comes with the membership read.
+            project, membership = get_project_for_user(request, slug, annotations=card_part_flags())
             if request.method not in methods:
                 return HttpResponseNotAllowed(methods)
             query = None if pk is None else get_object_or_404(Query, project=project, pk=pk)

@@ -103,30 +103,34 @@ def import_run(
         errors.add(0, NOTHING_KNOWN())
     errors.raise_if_any()
     dropped = int(np.count_nonzero(~known))
+    run = Run(
+        project=project,
+        name=name,
+        chunking=chunking,
+        parameters=parameters or {},
+        level=RunLevel.CHUNK if chunking is not None else RunLevel.DOCUMENT,
+        source=source_name or path.name,
+        created_by=created_by,
+        n_dropped=dropped,
+        dropped_summary={
+            "unknown_queries": _summary(np.flatnonzero(unknown_query), rows.query_ids),
+            "unknown_items": _summary(np.flatnonzero(unknown_item), rows.item_ids),
+        }
+        if dropped
+        else {},
+    )
+    query, item, score = rows.query, rows.item, rows.score
+    del rows  # the ids are no longer needed: free them before storing
+    if dropped:
+        query, item, score = query[known], item[known], score[known]
+    # Sorted and compressed before the transaction: SQLite's writer lock (taken at BEGIN,
+    # IMMEDIATE) is then held for the insert alone, not for seconds of CPU, and people's
+    # label saves do not wait behind a large import.
+    run.set_results(query, item, score)
+    del query, item, score
     with transaction.atomic():
         if replace:
             Run.objects.filter(project=project, name=name).delete()
-        run = Run(
-            project=project,
-            name=name,
-            chunking=chunking,
-            parameters=parameters or {},
-            level=RunLevel.CHUNK if chunking is not None else RunLevel.DOCUMENT,
-            source=source_name or path.name,
-            created_by=created_by,
-            n_dropped=dropped,
-            dropped_summary={
-                "unknown_queries": _summary(np.flatnonzero(unknown_query), rows.query_ids),
-                "unknown_items": _summary(np.flatnonzero(unknown_item), rows.item_ids),
-            }
-            if dropped
-            else {},
-        )
-        query, item, score = rows.query, rows.item, rows.score
-        del rows  # the ids are no longer needed: free them before storing
-        if dropped:
-            query, item, score = query[known], item[known], score[known]
-        run.set_results(query, item, score)
         run.save()
         index_after_import(run)
     return run

@@ -209,3 +209,27 @@ def test_a_repeated_result_in_a_regular_file_is_named_by_line(project, tmp_path)
         "line 3: item 'd1' appears again for query 'q1' (first on line 1)"
     ]
     assert Run.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_results_are_sorted_and_compressed_before_the_writing_transaction(project, tmp_path):
+    """On SQLite a transaction takes the one writer lock at BEGIN: sorting and compressing
+    a large run inside it made every label save wait seconds behind the import."""
+    from django.db import connection
+
+    inside = []
+    store = Run.store_results
+
+    def watched(run, *args, **kwargs):
+        inside.append(connection.in_atomic_block)
+        return store(run, *args, **kwargs)
+
+    path = write(tmp_path, "r.run", "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.25 t\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Run, "store_results", watched)
+        import_run(project, path, name="r")
+        path = write(tmp_path, "r2.run", "q2 Q0 d2 1 7 t\n")
+        import_run(project, path, name="r", replace=True)
+    assert inside == [False, False]
+    (run,) = Run.objects.filter(project=project, name="r")
+    assert run.n_results == 1 and run.get_results()[2].tolist() == [7.0]

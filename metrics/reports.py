@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from django.utils.translation import gettext as _
 
 from annotator.evidence import Evidence
 from annotator.models import Chunk, Document, Project, Query
 from annotator.templatetags.sources_tags import sources_label
-from gold.units import (
-    DOCUMENTS,
-    PAGES,
-    Units,
-    frozen_labels,
-    level_name,
-    level_units,
-    live_labels,
-)
+from gold.units import DOCUMENTS, PAGES, Units, level_name, level_units
 from numerics.mapping import fragmentation
 from numerics.spans import SpanArrays
 
@@ -30,8 +24,9 @@ from .evaluation import (
     evaluate_run,
     lookup,
 )
+from .label_state import counted_labels, label_state
 from .models import Run
-from .rankings import ranked_run
+from .rankings import cache, ranked_run
 
 SNIPPET = 400  # characters of a unit's text shown in a drill-down
 
@@ -186,45 +181,72 @@ def tag_breakdown(rows: list[dict], setting: EvaluationSetting) -> dict:
     return {"tags": [tags[i] for i in keep], "measures": measures}
 
 
-def per_query(run: Run, setting: EvaluationSetting) -> tuple[RunScores, list[dict]]:
-    """The run's scores and one row per gold query with its value of every measure."""
+def per_query(
+    run: Run, setting: EvaluationSetting, *, queries: bool = True
+) -> tuple[RunScores, list[dict]]:
+    """The run's scores and one row per gold query (in query pk order) with its ``pk``,
+    ``qid`` and value of every measure (``values``), and with ``queries`` its ``Query``
+    (without, a page shows some rows' queries: ``attach_queries``)."""
     setting = setting.for_run(run)
     names = [*setting.names, setting.judged]
     scores = evaluate_run(run, setting.gold, names)
-    queries = {q.pk: q for q in Query.objects.filter(pk__in=setting.gold.query_pks.tolist())}
+    pks = setting.gold.query_pks.tolist()
+    columns = [scores.values[name].tolist() for name in names]
     rows = [
-        {
-            "query": queries[pk],
-            "values": {name: float(scores.values[name][index]) for name in names},
-        }
-        for index, pk in enumerate(setting.gold.query_pks.tolist())
+        {"pk": pk, "qid": qid, "values": dict(zip(names, values, strict=True))}
+        for pk, qid, *values in zip(pks, setting.gold.qids, *columns, strict=True)
     ]
+    if queries:
+        attach_queries(rows)
     return scores, rows
+
+
+def attach_queries(rows: list[dict]) -> None:
+    """Give each row of ``per_query`` its ``Query`` (one read)."""
+    found = Query.objects.in_bulk([row["pk"] for row in rows])
+    for row in rows:
+        row["query"] = found[row["pk"]]
+
+
+@dataclass(frozen=True)
+class _Diagnostics:
+    values: dict
+    nbytes: int = 1024  # roughly: what the cache bounds by
 
 
 def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
     """Evidence fragmentation over the run's chunking and gold coverage of the run.
 
-    The evidence is the setting's own: the frozen gold set's labels, or the live labels.
+    The evidence is the setting's own: the frozen gold set's labels, or the live labels
+    of its sources. The fragmentation is kept per process under the labels' state (its
+    key and mark: any label change moves it), the chunking's units, the mapping and the
+    sources: a page view recomputes nothing until a label changes.
     """
     setting = setting.for_run(run)
-    gold_set = setting.gold.gold_set
-    labels = (
-        frozen_labels(gold_set)
-        if gold_set
-        else live_labels(run.project, sources=setting.gold.sources)
-    )
+    gold = setting.gold
+    state = gold.state or label_state(run.project, gold.gold_set)
+    sources = gold.sources if gold.gold_set is None else None
     chunks = level_units(run.project, run.chunking.name)
-    result = fragmentation(
-        SpanArrays(labels.document, labels.start, labels.end),
-        SpanArrays(chunks.document, chunks.start, chunks.end),
-        grade=labels.grade,
-        policy=setting.mapping,
-        query=labels.query,
-    )
-    retrieved = ranked_run(run, setting.gold.units).query
-    result["gold_queries_retrieved"] = int(np.isin(setting.gold.query_pks, retrieved).sum())
-    result["gold_queries"] = len(setting.gold.query_pks)
+    base = ("diagnostics", state.key, chunks.fingerprint, str(setting.mapping))
+    key = (*base, sources.key if sources is not None else None, state.mark)
+    kept = cache.peek(key)
+    if kept is None:
+        labels = counted_labels(state, sources)
+        values = fragmentation(
+            SpanArrays(labels.document, labels.start, labels.end),
+            SpanArrays(chunks.document, chunks.start, chunks.end),
+            grade=labels.grade,
+            policy=setting.mapping,
+            query=labels.query,
+        )
+        # Older states' figures are never asked for again.
+        cache.discard(lambda k: k[: len(base)] == base and k[-1] != state.mark)
+        kept = _Diagnostics(values)
+        cache.put(key, kept)
+    result = dict(kept.values)
+    retrieved = ranked_run(run, gold.units).query
+    result["gold_queries_retrieved"] = int(np.isin(gold.query_pks, retrieved).sum())
+    result["gold_queries"] = len(gold.query_pks)
     return result
 
 

@@ -181,6 +181,66 @@ def test_run_page_sorting_tags_diagnostics_and_partial(login, personas, bench):
     assert wrong.status_code == 400
 
 
+def test_run_page_diagnostics_are_kept_until_a_label_changes(login, personas, bench):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotator.sources import resolve_sources
+    from gold.units import level_units, live_labels
+    from numerics.mapping import MappingPolicy, fragmentation
+    from numerics.spans import SpanArrays
+
+    client = login(personas["owner"])
+    run, project = bench["runs"][0], bench["project"]
+    for sources in ("people", "people,assessors"):
+        first = client.get(url("run_detail", run.pk, level="halves", sources=sources))
+        labels = live_labels(project, sources=resolve_sources(project, sources))
+        chunks = level_units(project, "halves")
+        expected = fragmentation(  # what the page computed from the database on every view
+            SpanArrays(labels.document, labels.start, labels.end),
+            SpanArrays(chunks.document, chunks.start, chunks.end),
+            grade=labels.grade,
+            policy=first.context["setting"].mapping,
+            query=labels.query,
+        )
+        shown = first.context["diagnostics"]
+        assert {k: shown[k] for k in expected} == expected
+        with CaptureQueriesContext(connection) as read:
+            again = client.get(url("run_detail", run.pk, level="halves", sources=sources))
+        assert again.context["diagnostics"] == shown
+        assert not [q for q in read.captured_queries if "annotator_judgment" in q["sql"]]
+    assert isinstance(first.context["setting"].mapping, MappingPolicy)
+    before = client.get(url("run_detail", run.pk, level="halves")).context["diagnostics"]
+    change_label(
+        query=bench["queries"][0],
+        annotator=personas["owner"],
+        evidence=Evidence.for_chunk(bench["chunks"][0]),
+        grade=3,
+    )
+    after = client.get(url("run_detail", run.pk, level="halves")).context["diagnostics"]
+    assert after["n_evidence"] == before["n_evidence"] + 1
+
+
+def test_run_page_reads_the_queries_of_its_page_only(login, personas, bench, monkeypatch):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    import web.pages
+
+    monkeypatch.setattr(web.pages, "PAGE_SIZE", 2)
+    client = login(personas["owner"])
+    with CaptureQueriesContext(connection) as read:
+        page = client.get(url("run_detail", bench["runs"][0].pk, level="halves", tag="odd"))
+    assert sorted(r["query"].qid for r in page.context["rows"]) == ["q1", "q3"]
+    assert page.context["tags"] == ["even", "odd"]
+    # One read of query texts, of the page's two queries (not every judged query's).
+    texts = [q["sql"] for q in read.captured_queries if '"annotator_query"."text"' in q["sql"]]
+    assert len(texts) == 1
+    assert texts[0].split(" IN (")[1].split(")")[0].count(",") == 1
+    whole = client.get(url("run_detail", bench["runs"][0].pk, level="halves"))
+    assert len(whole.context["rows"]) == 2 and whole.context["page"].paginator.count == 4
+
+
 def test_drilldown_grades_in_place(login, personas, bench):
     client = login(personas["adjudicator"])
     run, query = bench["runs"][0], bench["queries"][0]

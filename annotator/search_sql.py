@@ -129,6 +129,18 @@ class _Query:
     # it (50,000 case-folding tests for a common word, 0.3 s) because it thinks the test
     # cheap; both orders are the table's physical order, so the same rows come first.
     bitmap_only: bool = False
+    # SQLite, one trigram term and nothing else: its bm25 computed here (``_bm25_page``)
+    # from the window's texts, instead of by FTS5, whose bm25 reads every match of the
+    # whole table once more (for the term's idf, the same for every row of one term).
+    bm25_term: str | None = None
+    fts: str = ""
+    fts_columns: int = 1
+
+    def ids(self, n: int) -> tuple[str, list]:
+        """The first ``n`` matches' ids, in the index's order (``select()``'s window)."""
+        where = " AND ".join(self.where)
+        sql = f"SELECT f.rowid FROM {self.source} WHERE {where} LIMIT %s"  # noqa: S608
+        return sql, [*self.params, n]
 
 
 def _folded(column: str, term: str) -> str:
@@ -199,6 +211,9 @@ def _sqlite_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
         ranked_by_index=bool(long_terms),
         score=score,
         score_params=score_params,
+        bm25_term=terms[0] if len(terms) == 1 and long_terms and not any_term else None,
+        fts=fts,
+        fts_columns=len(columns),
     )
 
 
@@ -314,8 +329,9 @@ def matching_page(
 ) -> tuple[list[int], int]:
     """(this page's primary keys, best first; how many rows contain every term, counted
     up to ``cap``). One statement when the ranked window holds every match (the count
-    is the window's size) or on PostgreSQL's chunks (one pass ranks and counts); a
-    second, capped count only otherwise."""
+    is the window's size), on PostgreSQL's chunks (one pass ranks and counts) or for one
+    term on SQLite (one pass counts; the window's texts, read by key, rank); a second,
+    capped count only otherwise."""
     if not terms:
         return [], 0
     query = _database_query(scope, terms, False)
@@ -325,6 +341,8 @@ def matching_page(
         if offset == 0 and len(ids) < limit:
             return ids, len(ids)
         return ids, _orm(scope, terms, False)[:cap].count()
+    if query.bm25_term is not None:
+        return _bm25_page(query, offset, limit, cap)
     if query.bitmap_only and query.window(offset, limit) < cap:
         rows = _fetch_rows(*query.page_and_count(offset, limit, cap), True)
         if rows or offset == 0:
@@ -335,6 +353,75 @@ def matching_page(
     if rows and rows[0][1] < query.window(offset, limit):
         return ids, min(rows[0][1], cap)
     return ids, _fetch_rows(*query.count(cap), query.bitmap_only)[0][0]
+
+
+# FTS5's bm25 (fts5_aux.c): k1 = 1.2, b = 0.75.
+_K1, _B = 1.2, 0.75
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's varints (big-endian, seven bits a byte, a ninth byte of eight)."""
+    values, i = [], 0
+    while i < len(blob):
+        value = 0
+        for k in range(9):
+            byte = blob[i]
+            i += 1
+            if k == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        values.append(value)
+    return values
+
+
+def _occurrences(text: str, term: str) -> int:
+    """How many times ``term`` starts in ``text`` (overlapping: FTS5's phrase instances)."""
+    n, i = 0, text.find(term)
+    while i >= 0:
+        n += 1
+        i = text.find(term, i + 1)
+    return n
+
+
+def _bm25_order(query: _Query, ids: list[int]) -> list[int]:
+    """``ids`` best first by FTS5's bm25 of the one term, then by id: the order FTS5's
+    ``rank`` gives them. With one phrase, bm25 is its idf (a positive constant) times
+    tf·(k1+1) / (tf + k1·(1 − b + b·D/avgdl)); tf (the term's occurrences, the trigram
+    tokenizer folding case) and D (the row's tokens: a trigram per character but the last
+    two, in each column) come from the texts, avgdl from the index's averages record."""
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT block FROM {query.fts}_data WHERE id = 1")  # noqa: S608
+        rows, *tokens = _varints(cursor.fetchone()[0])
+        columns = ", ".join(f"c{i}" for i in range(query.fts_columns))
+        marks = ", ".join(["%s"] * len(ids))
+        cursor.execute(
+            f"SELECT id, {columns} FROM {query.fts}_content WHERE id IN ({marks})",  # noqa: S608
+            ids,
+        )
+        texts = cursor.fetchall()
+    avgdl = sum(tokens) / rows
+    term = query.bm25_term.lower()
+    scored = []
+    for row in texts:
+        tf = sum(_occurrences(text.lower(), term) for text in row[1:] if text)
+        size = sum(max(len(text) - 2, 0) for text in row[1:] if text)
+        score = (tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * size / avgdl))
+        scored.append((-score, row[0]))
+    scored.sort()
+    return [pk for _, pk in scored]
+
+
+def _bm25_page(query: _Query, offset: int, limit: int, cap: int) -> tuple[list[int], int]:
+    """``matching_page`` for one trigram term on SQLite: one pass over the first ``cap``
+    matches (their count) whose first ``window()`` (``select()``'s window) are ranked."""
+    window = query.window(offset, limit)
+    ids = [row[0] for row in _fetch_rows(*query.ids(max(cap, window)))]
+    return _bm25_order(query, ids[:window])[offset : offset + limit], min(len(ids), cap)
 
 
 def count_matching(scope: Scope, terms: list[str], cap: int) -> int:

@@ -379,6 +379,8 @@ def _varints(blob: bytes) -> list[int]:
 
 def _occurrences(text: str, term: str) -> int:
     """How many times ``term`` starts in ``text`` (overlapping: FTS5's phrase instances)."""
+    if not any(term.startswith(term[-k:]) for k in range(1, len(term))):
+        return text.count(term)  # no two occurrences can overlap
     n, i = 0, text.find(term)
     while i >= 0:
         n += 1
@@ -407,11 +409,14 @@ def _bm25_order(query: _Query, ids: list[int]) -> list[int]:
     avgdl = sum(tokens) / rows
     term = query.bm25_term.lower()
     scored = []
-    for row in texts:
-        tf = sum(_occurrences(text.lower(), term) for text in row[1:] if text)
-        size = sum(max(len(text) - 2, 0) for text in row[1:] if text)
+    for pk, *columns in texts:
+        tf = size = 0
+        for text in columns:
+            if text:
+                tf += _occurrences(text.lower(), term)
+                size += max(len(text) - 2, 0)
         score = (tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * size / avgdl))
-        scored.append((-score, row[0]))
+        scored.append((-score, pk))
     scored.sort()
     return [pk for _, pk in scored]
 

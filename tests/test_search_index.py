@@ -256,12 +256,15 @@ BM25_CORPUS = [
     ("", "nothing"),
     ("", "aaa aaa aaa aaa " + "w" * 500),
     ("", "x aaa y"),
+    ("", "x aaa x aaa X AAA " + "v" * 30),
+    ("x aaa", "x aaa"),
 ] * 3
 
 
 @pytest.mark.parametrize("documents", [False, True])
 @pytest.mark.parametrize("window", [2000, 5])
-def test_one_term_is_ranked_as_fts5_bm25_ranks_it(corpus_of, monkeypatch, documents, window):
+@pytest.mark.parametrize("typed", ["aaa", '"x aaa"'])  # occurrences may overlap, may not
+def test_one_term_is_ranked_as_fts5_bm25_ranks_it(corpus_of, monkeypatch, documents, window, typed):
     from annotator import search_sql
 
     monkeypatch.setattr(search_sql, "RANK_WINDOW", window)
@@ -271,9 +274,9 @@ def test_one_term_is_ranked_as_fts5_bm25_ranks_it(corpus_of, monkeypatch, docume
     Document.objects.bulk_update(docs, ["title"])
     for page in (1, 2, 3, 4):
         found = search_page(
-            project, "aaa", chunking=chunking, documents=documents, page=page, per_page=4
+            project, typed, chunking=chunking, documents=documents, page=page, per_page=4
         )
-        expected = _reference(project, chunking, "aaa", page, 4, documents=documents)
+        expected = _reference(project, chunking, typed, page, 4, documents=documents)
         assert (found.ids, found.total) == expected, page
 
 

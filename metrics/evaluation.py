@@ -103,7 +103,14 @@ class Gold:
 
     @cached_property
     def qids(self) -> list[str]:
-        names = dict(Query.objects.filter(pk__in=self.query_pks.tolist()).values_list("pk", "qid"))
+        # The project's queries are read whole: a list of thousands of pks costs more to
+        # send than the few queries without gold.
+        queries = (
+            Query.objects.filter(project=self.project)
+            if self.project is not None
+            else Query.objects.filter(pk__in=self.query_pks.tolist())
+        )
+        names = dict(queries.values_list("pk", "qid"))
         return [names[int(pk)] for pk in self.query_pks]
 
     @cached_property

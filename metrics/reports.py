@@ -181,20 +181,27 @@ def tag_breakdown(rows: list[dict], setting: EvaluationSetting) -> dict:
     return {"tags": [tags[i] for i in keep], "measures": measures}
 
 
+def query_scores(run: Run, setting: EvaluationSetting) -> RunScores:
+    """The run's per-query values of the setting's measures and its judged share, in the
+    order of the gold's query pks (what ``per_query`` shows, without the queries)."""
+    setting = setting.for_run(run)
+    return evaluate_run(run, setting.gold, [*setting.names, setting.judged])
+
+
 def per_query(
     run: Run, setting: EvaluationSetting, *, queries: bool = True
 ) -> tuple[RunScores, list[dict]]:
     """The run's scores and one row per gold query (in query pk order) with its ``pk``,
     ``qid`` and value of every measure (``values``), and with ``queries`` its ``Query``
     (without, a page shows some rows' queries: ``attach_queries``)."""
-    setting = setting.for_run(run)
-    names = [*setting.names, setting.judged]
-    scores = evaluate_run(run, setting.gold, names)
-    pks = setting.gold.query_pks.tolist()
-    columns = [scores.values[name].tolist() for name in names]
+    scores = query_scores(run, setting)
+    at = setting.for_run(run)
+    names = [*at.names, at.judged]
+    pks = scores.gold.query_pks.tolist()
+    columns = [scores.values[name].astype(float).tolist() for name in names]
     rows = [
         {"pk": pk, "qid": qid, "values": dict(zip(names, values, strict=True))}
-        for pk, qid, *values in zip(pks, setting.gold.qids, *columns, strict=True)
+        for pk, qid, *values in zip(pks, scores.gold.qids, *columns, strict=True)
     ]
     if queries:
         attach_queries(rows)

@@ -241,6 +241,24 @@ def test_run_page_reads_the_queries_of_its_page_only(login, personas, bench, mon
     assert len(whole.context["rows"]) == 2 and whole.context["page"].paginator.count == 4
 
 
+def test_run_histogram_reads_no_query(login, personas, bench):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from metrics import charts
+
+    client = login(personas["owner"])
+    run = bench["runs"][0]
+    page = client.get(url("run_detail", run.pk, level="halves", k=5, sort="P@5"))
+    with CaptureQueriesContext(connection) as read:
+        svg = client.get(url("run_histogram", run.pk, level="halves", k=5, sort="P@5"))
+    assert not [q for q in read.captured_queries if "annotator_query" in q["sql"]]
+    by_pk = sorted(page.context["rows"], key=lambda r: r["query"].pk)
+    title = f"P@5 per query · {run.name}"
+    expected = charts.histogram(title, [r["values"]["P@5"] for r in by_pk])
+    assert svg.content.decode() == expected
+
+
 def test_drilldown_grades_in_place(login, personas, bench):
     client = login(personas["adjudicator"])
     run, query = bench["runs"][0], bench["queries"][0]

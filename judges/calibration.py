@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.utils.translation import gettext as _
 
+from annotator.caches import cache
 from annotator.models import Granularity, Judgment, Membership, Project, Query
+from annotator.revisions import revision
 from annotator.sources import Sources, SourcesError, resolve_sources
 from numerics.agreement import compare_raters
 from numerics.consensus import consensus_grades
@@ -91,33 +93,82 @@ def _side_grades(project: Project, chosen: Side) -> dict[tuple, int]:
     return {key: int(final[index]) for key, index in keys.items() if final[index] >= 0}
 
 
-def calibrate(project: Project, a: str, b: str) -> Calibration:
-    """Side ``a`` against side ``b`` on the spans both graded (``SourcesError`` for a
-    side that names nothing of the project)."""
-    first, second = side(project, a), side(project, b)
-    if first.text == second.text:
-        raise SourcesError(_("Choose two different sides."))
+@dataclass(frozen=True)
+class _Compared:
+    """What the labels alone decide of a calibration (no qid or doc id: those may be
+    renamed without a label change)."""
+
+    n_a: int
+    n_b: int
+    shared: list[tuple]  # the pairs' keys, sorted
+    grades_a: list[int]  # the sides' grades of the shared pairs
+    grades_b: list[int]
+    agreement: dict
+    per_query: list[tuple[int, dict]]  # (query pk, its figures), by query pk
+
+    @property
+    def nbytes(self) -> int:  # roughly: what the cache bounds by
+        return 200 * (len(self.shared) + len(self.per_query)) + 4096
+
+
+def _side_key(chosen: Side) -> tuple:
+    return ("user", chosen.username) if chosen.username is not None else chosen.sources.key
+
+
+def _compared(project: Project, first: Side, second: Side) -> _Compared:
+    """The two sides' pairs and figures, kept per process under the project's label
+    revision (every label change moves it) and the sides' labels: a page view reads and
+    recomputes nothing until a label changes."""
+    now = revision(project.pk).number
+    project_key = ("calibration", project.pk, project.created_at)
+    key = (*project_key, now, _side_key(first), _side_key(second))
+    kept = cache.peek(key)
+    if kept is not None:
+        return kept
     grades_a, grades_b = _side_grades(project, first), _side_grades(project, second)
     shared = sorted(set(grades_a) & set(grades_b))
     x = np.array([grades_a[k] for k in shared], dtype=np.int64)
     y = np.array([grades_b[k] for k in shared], dtype=np.int64)
     agreement = compare_raters(x, y, N_GRADES, n_resamples=RESAMPLES)
     query_pks = sorted({k[0] for k in shared})
-    qids = dict(Query.objects.filter(pk__in=query_pks).values_list("pk", "qid"))
     item_query = np.array([k[0] for k in shared], dtype=np.int64)
     per_query = []
     for pk in query_pks:
         mask = item_query == pk
         match = (x[mask] == y[mask]).astype(float)
         per_query.append(
-            {
-                "qid": qids[pk],
-                "n": int(mask.sum()),
-                "exact_agreement": float(match.mean()),
-                "interval": bootstrap_ci(match, n_resamples=RESAMPLES),
-                "mean_difference": float((y[mask] - x[mask]).mean()),
-            }
+            (
+                pk,
+                {
+                    "n": int(mask.sum()),
+                    "exact_agreement": float(match.mean()),
+                    "interval": bootstrap_ci(match, n_resamples=RESAMPLES),
+                    "mean_difference": float((y[mask] - x[mask]).mean()),
+                },
+            )
         )
+    kept = _Compared(
+        len(grades_a), len(grades_b), shared, x.tolist(), y.tolist(), agreement, per_query
+    )
+    cache.discard(lambda k: k[:3] == project_key and k[3] != now)  # older revisions
+    cache.put(key, kept)
+    return kept
+
+
+def calibrate(project: Project, a: str, b: str) -> Calibration:
+    """Side ``a`` against side ``b`` on the spans both graded (``SourcesError`` for a
+    side that names nothing of the project)."""
+    first, second = side(project, a), side(project, b)
+    if first.text == second.text:
+        raise SourcesError(_("Choose two different sides."))
+    compared = _compared(project, first, second)
+    shared = compared.shared
+    qids = dict(
+        Query.objects.filter(pk__in=[pk for pk, _figures in compared.per_query]).values_list(
+            "pk", "qid"
+        )
+    )
+    per_query = [{"qid": qids[pk], **figures} for pk, figures in compared.per_query]
     per_query.sort(key=lambda r: (r["exact_agreement"], r["qid"]))
     documents = dict(
         project.documents.filter(pk__in={k[2] for k in shared[:PAIRS_SHOWN]}).values_list(
@@ -132,14 +183,25 @@ def calibrate(project: Project, a: str, b: str) -> Calibration:
             "doc_id": documents.get(d, ""),
             "start": s,
             "end": e,
-            "a": grades_a[key],
-            "b": grades_b[key],
+            "a": a_grade,
+            "b": b_grade,
         }
-        for key in shared[:PAIRS_SHOWN]
+        for key, a_grade, b_grade in zip(
+            shared[:PAIRS_SHOWN],
+            compared.grades_a[:PAIRS_SHOWN],
+            compared.grades_b[:PAIRS_SHOWN],
+            strict=True,
+        )
         for q, granularity, d, s, e in [key]
     ]
     return Calibration(
-        first.text, second.text, len(grades_a), len(grades_b), agreement, per_query, pairs
+        first.text,
+        second.text,
+        compared.n_a,
+        compared.n_b,
+        compared.agreement,
+        per_query,
+        pairs,
     )
 
 

@@ -164,3 +164,45 @@ def test_reference_values_on_random_pairs():
         if len(set(a.tolist()) | set(b.tolist())) < 2:
             continue
         assert_reference_values(compare_raters(a, b, 4, n_resamples=50), a.tolist(), b.tolist())
+
+
+def test_a_calibration_is_kept_until_a_label_changes(calibrated):
+    """A second view of the same sides reads no label and shows the same figures; a
+    label change is seen at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    project, queries, chunks = calibrated["project"], calibrated["queries"], calibrated["chunks"]
+    first = calibrate(project, "people", "judge:fake")
+    with CaptureQueriesContext(connection) as read:
+        again = calibrate(project, "people", "judge:fake")
+    assert not [q for q in read.captured_queries if "annotator_judgment" in q["sql"]]
+    assert again == first
+    other = calibrate(project, "judge:fake", "people")  # the sides swapped: kept apart
+    assert other.a == "judge:fake" and other.n_a == first.n_b
+    people, judge = raw_pairs(calibrated["annotator"], calibrated["job"].version.annotator)
+    differs = next(i for i, (a, b) in enumerate(zip(people, judge, strict=True)) if a != b)
+    query_pk, chunk_pk = sorted(
+        set(
+            Judgment.objects.filter(annotator=calibrated["annotator"]).values_list(
+                "query_id", "chunk_id"
+            )
+        )
+        & set(
+            Judgment.objects.filter(annotator=calibrated["job"].version.annotator).values_list(
+                "query_id", "chunk_id"
+            )
+        )
+    )[differs]
+    chunk = next(c for c in chunks if c.pk == chunk_pk)
+    query = next(q for q in queries if q.pk == query_pk)
+    change_label(
+        query=query,
+        annotator=calibrated["annotator"],
+        evidence=Evidence.for_chunk(chunk),
+        grade=judge[differs],
+    )
+    after = calibrate(project, "people", "judge:fake")
+    assert after.agreement["n"] == first.agreement["n"]
+    matches = sum(p["a"] == p["b"] for p in after.pairs)
+    assert matches == sum(p["a"] == p["b"] for p in first.pairs) + 1

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from numerics.words import HAN_RANGES, STOP_WORDS, words
 
 from .models import Chunking, Project
-from .search_sql import Scope, matching, matching_page
+from .search_sql import Scope, count_matching, matching, matching_page, ranked_window
 
 MIN_INDEXED = 3  # a question's Chinese runs are cut into pieces this long
 MAX_TERMS = 32
@@ -161,17 +161,23 @@ class Found:
     """One page of search results and how many there are in all."""
 
     ids: list[int]  # this page's primary keys, best first
-    total: int  # every match, counted up to COUNT_LIMIT
+    total: int | None  # every match, counted up to COUNT_LIMIT; None: not counted yet
     offset: int  # how many results come before this page
+    at_least: int = 0  # when not counted yet: there are at least this many
+    on_page: int | None = None  # how many this page shows, when its ids were not read
+
+    @property
+    def counted(self) -> bool:
+        return self.total is not None
 
     @property
     def more_than(self) -> bool:
         """The count stopped at COUNT_LIMIT: there are more."""
-        return self.total > COUNT_LIMIT
+        return self.total is not None and self.total > COUNT_LIMIT
 
     @property
     def shown_total(self) -> int:
-        return min(self.total, COUNT_LIMIT)
+        return self.at_least if self.total is None else min(self.total, COUNT_LIMIT)
 
     @property
     def first(self) -> int:
@@ -180,11 +186,12 @@ class Found:
 
     @property
     def last(self) -> int:
-        return self.offset + len(self.ids)
+        return self.offset + (len(self.ids) if self.on_page is None else self.on_page)
 
     @property
     def has_next(self) -> bool:
-        return self.offset + len(self.ids) < self.total
+        # Not counted yet: there are at least as many as the ranked window, beyond this page.
+        return self.total is None or self.last < self.total
 
 
 def search_page(
@@ -195,12 +202,38 @@ def search_page(
     chunking: Chunking | None = None,
     page: int = 1,
     per_page: int = 30,
+    count: bool = True,
 ) -> Found:
-    """The ``page``-th page of what the search box finds, with the number of matches."""
+    """The ``page``-th page of what the search box finds, with the number of matches.
+
+    Without ``count``, a number that would take a pass of its own over the matches is
+    left out (``total`` None, ``at_least`` said): ``search_count`` gives it."""
     scope = _scope(project, documents, chunking)
     terms = split_terms(text)
     if scope is None or not terms:
         return Found([], 0, 0)
     offset = (page - 1) * per_page
-    ids, total = matching_page(scope, terms, offset=offset, limit=per_page, cap=COUNT_LIMIT + 1)
-    return Found(ids, total, offset)
+    ids, total = matching_page(
+        scope, terms, offset=offset, limit=per_page, cap=COUNT_LIMIT + 1, count=count
+    )
+    return Found(ids, total, offset, at_least=ranked_window(offset, per_page))
+
+
+def search_count(
+    project: Project,
+    text: str,
+    *,
+    documents: bool = False,
+    chunking: Chunking | None = None,
+    page: int = 1,
+    per_page: int = 30,
+) -> Found:
+    """What ``search_page`` says of the page's place among the matches and their number,
+    without reading the page's rows: one capped count."""
+    scope = _scope(project, documents, chunking)
+    terms = split_terms(text)
+    if scope is None or not terms:
+        return Found([], 0, 0)
+    offset = (page - 1) * per_page
+    total = count_matching(scope, terms, COUNT_LIMIT + 1)
+    return Found([], total, offset, on_page=max(min(per_page, total - offset), 0))

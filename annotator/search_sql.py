@@ -29,6 +29,11 @@ MIN_TRIGRAM = 3  # the trigram indexes only know substrings of three characters 
 RANK_WINDOW = 2000
 
 
+def ranked_window(offset: int, limit: int) -> int:
+    """How many matches (the index's first) are ranked for the page from ``offset``."""
+    return max(RANK_WINDOW, offset + limit)
+
+
 @dataclass(frozen=True)
 class Scope:
     """What is searched: a chunking's chunks, or a project's documents."""
@@ -78,7 +83,7 @@ class _Query:
 
     @staticmethod
     def window(offset: int, limit: int) -> int:
-        return max(RANK_WINDOW, offset + limit)
+        return ranked_window(offset, limit)
 
     def select(self, offset: int, limit: int) -> tuple[str, list]:
         """(id, how many matches the ranked window holds) of the page's rows, best first.
@@ -325,13 +330,17 @@ def matching(
 
 
 def matching_page(
-    scope: Scope, terms: list[str], *, offset: int, limit: int, cap: int
-) -> tuple[list[int], int]:
+    scope: Scope, terms: list[str], *, offset: int, limit: int, cap: int, count: bool = True
+) -> tuple[list[int], int | None]:
     """(this page's primary keys, best first; how many rows contain every term, counted
     up to ``cap``). One statement when the ranked window holds every match (the count
     is the window's size), on PostgreSQL's chunks (one pass ranks and counts) or for one
     term on SQLite (one pass counts; the window's texts, read by key, rank); a second,
-    capped count only otherwise."""
+    capped count only otherwise.
+
+    Without ``count``, a count that would take more than the ranking's pass is not taken:
+    the number is None when there are at least ``ranked_window(offset, limit)``
+    matches, for ``count_matching`` to give later."""
     if not terms:
         return [], 0
     query = _database_query(scope, terms, False)
@@ -342,7 +351,7 @@ def matching_page(
             return ids, len(ids)
         return ids, _orm(scope, terms, False)[:cap].count()
     if query.bm25_term is not None:
-        return _bm25_page(query, offset, limit, cap)
+        return _bm25_page(query, offset, limit, cap, count)
     if query.bitmap_only and query.window(offset, limit) < cap:
         rows = _fetch_rows(*query.page_and_count(offset, limit, cap), True)
         if rows or offset == 0:
@@ -352,6 +361,8 @@ def matching_page(
     ids = [row[0] for row in rows]
     if rows and rows[0][1] < query.window(offset, limit):
         return ids, min(rows[0][1], cap)
+    if rows and not count:
+        return ids, None
     return ids, _fetch_rows(*query.count(cap), query.bitmap_only)[0][0]
 
 
@@ -377,10 +388,15 @@ def _varints(blob: bytes) -> list[int]:
     return values
 
 
-def _occurrences(text: str, term: str) -> int:
+def _overlaps(term: str) -> bool:
+    """Whether two occurrences of ``term`` can overlap (it ends as it starts)."""
+    return any(term.startswith(term[-k:]) for k in range(1, len(term)))
+
+
+def _occurrences(text: str, term: str, overlaps: bool) -> int:
     """How many times ``term`` starts in ``text`` (overlapping: FTS5's phrase instances)."""
-    if not any(term.startswith(term[-k:]) for k in range(1, len(term))):
-        return text.count(term)  # no two occurrences can overlap
+    if not overlaps:
+        return text.count(term)
     n, i = 0, text.find(term)
     while i >= 0:
         n += 1
@@ -408,12 +424,13 @@ def _bm25_order(query: _Query, ids: list[int]) -> list[int]:
         texts = cursor.fetchall()
     avgdl = sum(tokens) / rows
     term = query.bm25_term.lower()
+    overlaps = _overlaps(term)
     scored = []
     for pk, *columns in texts:
         tf = size = 0
         for text in columns:
             if text:
-                tf += _occurrences(text.lower(), term)
+                tf += _occurrences(text.lower(), term, overlaps)
                 size += max(len(text) - 2, 0)
         score = (tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * size / avgdl))
         scored.append((-score, pk))
@@ -421,12 +438,16 @@ def _bm25_order(query: _Query, ids: list[int]) -> list[int]:
     return [pk for _, pk in scored]
 
 
-def _bm25_page(query: _Query, offset: int, limit: int, cap: int) -> tuple[list[int], int]:
+def _bm25_page(
+    query: _Query, offset: int, limit: int, cap: int, count: bool
+) -> tuple[list[int], int | None]:
     """``matching_page`` for one trigram term on SQLite: one pass over the first ``cap``
-    matches (their count) whose first ``window()`` (``select()``'s window) are ranked."""
+    matches (their count; without ``count``, one more than the window) whose first
+    ``window()`` (``select()``'s window) are ranked."""
     window = query.window(offset, limit)
-    ids = [row[0] for row in _fetch_rows(*query.ids(max(cap, window)))]
-    return _bm25_order(query, ids[:window])[offset : offset + limit], min(len(ids), cap)
+    ids = [row[0] for row in _fetch_rows(*query.ids(max(cap, window) if count else window + 1))]
+    page = _bm25_order(query, ids[:window])[offset : offset + limit]
+    return page, (min(len(ids), cap) if count or len(ids) <= window else None)
 
 
 def count_matching(scope: Scope, terms: list[str], cap: int) -> int:

@@ -297,3 +297,68 @@ def test_a_term_with_more_matches_than_the_window_is_one_pass(corpus_of, monkeyp
     if connection.vendor == "sqlite" or not documents:
         assert len(passes) == 1, passes
     assert not any("rank" in sql for sql in passes)
+
+
+@pytest.mark.parametrize("documents", [False, True])
+def test_a_count_taking_a_pass_of_its_own_is_left_to_search_count(
+    corpus_of, monkeypatch, documents
+):
+    from annotator import search_sql
+    from annotator.search import search_count
+
+    monkeypatch.setattr(search_sql, "RANK_WINDOW", 4)
+    project, chunking, _, _ = corpus_of([f"wing {'x' * i}" for i in range(12)] + ["other"])
+    counted = search_page(project, "wing", chunking=chunking, documents=documents, per_page=3)
+    found = search_page(
+        project, "wing", chunking=chunking, documents=documents, per_page=3, count=False
+    )
+    assert found.ids == counted.ids and found.has_next and (found.first, found.last) == (1, 3)
+    if connection.vendor == "postgresql" and not documents:
+        assert found.total == 12  # PostgreSQL counts a chunking's matches in its one pass
+    else:
+        assert (found.total, found.counted, found.shown_total) == (None, False, 4)
+    later = search_count(project, "wing", chunking=chunking, documents=documents, per_page=3)
+    assert (later.ids, later.total, later.first, later.last, later.has_next) == ([], 12, 1, 3, True)
+    last_page = search_count(
+        project, "wing", chunking=chunking, documents=documents, page=4, per_page=3
+    )
+    assert (last_page.first, last_page.last, last_page.has_next) == (10, 12, False)
+    # A window holding every match is its count: nothing is left for later.
+    few = search_page(project, "other", chunking=chunking, documents=documents, count=False)
+    assert few.total == 1
+
+
+def test_the_search_screen_shows_results_first_and_asks_for_their_number(
+    login, personas, corpus_of, monkeypatch
+):
+    from django.urls import reverse
+
+    from annotator import search_sql
+    from annotator.labelling import search_views
+    from annotator.models import Query
+
+    monkeypatch.setattr(search_views, "SEARCH_LIMIT", 2)
+    monkeypatch.setattr(search_sql, "RANK_WINDOW", 4)
+    project, _, _, _ = corpus_of([f"wing {'x' * i}" for i in range(12)])
+    query = Query.objects.create(project=project, qid="sq", text="x")
+    client = login(personas["annotator"])
+    url = reverse("annotator:label_query_search", args=["acme", query.pk])
+    body = client.get(url, {"q": "wing", "scope": "documents"}).content.decode()
+    assert "At least 4 documents found" in body and "1–2 of at least 4" in body
+    asks = f'hx-get="{url}?q=wing&amp;scope=documents" hx-trigger="load"'
+    assert f'<h3 id="search-count" {asks}' in body
+    with CaptureQueriesContext(connection) as captured:
+        count = client.get(
+            url,
+            {"q": "wing", "scope": "documents"},
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="search-count",
+        ).content.decode()
+    assert count.startswith('<h3 id="search-count">12 documents found</h3>')
+    assert '<span id="search-range" hx-swap-oob="true">1–2 of 12</span>' in count
+    assert "doc-result" not in count and "hx-trigger" not in count
+    passes = [q["sql"] for q in captured.captured_queries if _passes(q["sql"])]
+    assert len(passes) == 1 and "count(" in passes[0]
+    # Few matches: counted with the results, nothing asked for later.
+    body = client.get(url, {"q": "xxxxxxxxxxx", "scope": "documents"}).content.decode()
+    assert "1 document found" in body and 'hx-trigger="load"' not in body

@@ -7,7 +7,7 @@ from django.template.response import TemplateResponse
 
 from web.htmx import for_htmx
 
-from ..search import Found, highlight, search_page, split_terms
+from ..search import Found, highlight, search_count, search_page, split_terms
 from .cards import chunk_cards, document_results
 from .forms import SearchForm
 from .screen import Screen, bad_request, member_view
@@ -27,10 +27,15 @@ def _page_query(request: HttpRequest, found: Found) -> dict[str, str]:
     return links
 
 
+@for_htmx("annotator/partials/label_search_count.html", if_target="search-count")
 @for_htmx("annotator/partials/label_search_results.html")
 @member_view("GET")
 def label_query_search(request: HttpRequest, screen: Screen) -> HttpResponse:
-    """Full-text search over the project's chunks or documents, gradeable in place."""
+    """Full-text search over the project's chunks or documents, gradeable in place.
+
+    The results come first; a number of matches that takes a pass of its own over them
+    (many matches, on SQLite) is asked for by the results once shown (``#search-count``),
+    and only that number is computed and sent back."""
     form = SearchForm(request.GET)
     if not form.is_valid():
         return bad_request(form)
@@ -41,15 +46,17 @@ def label_query_search(request: HttpRequest, screen: Screen) -> HttpResponse:
     q = data["q"]
     terms = split_terms(q)
     cards, results, found = [], [], Found([], 0, 0)
-    if terms:
-        found = search_page(
-            screen.project,
-            q,
-            documents=scope == "documents",
-            chunking=chunking,
-            page=data["page"] or 1,
-            per_page=SEARCH_LIMIT,
-        )
+    counting = getattr(request, "htmx", False) and request.htmx.target == "search-count"
+    options = {
+        "documents": scope == "documents",
+        "chunking": chunking,
+        "page": data["page"] or 1,
+        "per_page": SEARCH_LIMIT,
+    }
+    if terms and counting:
+        found = search_count(screen.project, q, **options)
+    elif terms:
+        found = search_page(screen.project, q, count=False, **options)
     if scope == "documents":
         results = document_results(screen, found.ids, terms)
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from annotator.models import Chunk, Judgment, KeptNote
@@ -130,3 +131,37 @@ def test_a_digit_pressed_as_search_results_arrive_grades_in_place(page, live_ser
     found = Chunk.objects.get(chunk_id="en#2")
     assert Judgment.objects.get(chunk=found).grade == 0
     assert navigations == []  # graded in place: no plain form post, no reload
+
+
+def test_search_results_come_first_and_their_number_follows(
+    page,
+    live_server,
+    labelling,  # noqa: F811
+    monkeypatch,
+):
+    """Many matches (more than the ranked window): the results are shown with "at least",
+    then the page asks for the number and puts it in the heading and the pager."""
+    from annotator import search_sql
+    from annotator.labelling import search_views
+    from annotator.search import search_page
+
+    monkeypatch.setattr(search_sql, "RANK_WINDOW", 2)
+    monkeypatch.setattr(search_views, "SEARCH_LIMIT", 1)
+    total = search_page(labelling["query"].project, "t").total
+    assert total >= 3
+    log_in(page, live_server, "anna", PASSWORD)
+    page.goto(label_url(live_server, labelling["query"]))
+    page.wait_for_selector("#candidates .candidate.is-current")
+    targets = []
+    page.on("request", lambda request: targets.append(request.headers.get("hx-target")))
+    page.keyboard.press("/")
+    page.keyboard.type("t")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-results .candidate")
+    heading = page.locator("#search-count")
+    heading.filter(has_text=f"{total} chunks found").wait_for()
+    assert page.locator("#search-range").inner_text() == f"1–1 of {total}"
+    assert page.locator("#search-results .candidate").count() == 1
+    assert page.locator("#search-pager a[rel=next]").count() == 1
+    if connection.vendor == "sqlite":  # PostgreSQL counts a chunking's matches in one pass
+        assert targets.count("search-count") == 1

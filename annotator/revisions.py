@@ -20,8 +20,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import IntegrityError, connection, transaction
 from django.db.models.signals import post_save, pre_delete
 from django.dispatch import receiver
 
@@ -39,18 +38,33 @@ class Revision:
 
 def bump(project_id: int, *, reset: bool = False) -> None:
     """Move the project's revision on (``reset``: a change the history does not explain).
-    Call it first in the transaction that changes labels."""
-    fields = {"number": F("number") + 1}
-    if reset:
-        fields["reset"] = F("number") + 1
-    rows = LabelRevision.objects.filter(project_id=project_id)
-    if rows.update(**fields):
+    Call it first in the transaction that changes labels.
+
+    Every label save runs this UPDATE: it is written as SQL rather than built by the ORM
+    on every save."""
+    if _moved(project_id, reset):
         return
     try:
         with transaction.atomic():  # the project's first change
             LabelRevision.objects.create(project_id=project_id, number=1, reset=int(reset))
     except IntegrityError:  # another writer created it first
-        rows.update(**fields)
+        _moved(project_id, reset)
+
+
+# ``update(number=F("number") + 1)`` (and ``reset`` with it: the right-hand sides read
+# the row as it was, so both become the new number), written once.
+_BUMP = 'UPDATE annotator_labelrevision SET "number" = "number" + 1 WHERE project_id = %s'
+_BUMP_RESET = (
+    'UPDATE annotator_labelrevision SET "number" = "number" + 1, "reset" = "number" + 1 '
+    "WHERE project_id = %s"
+)
+
+
+def _moved(project_id: int, reset: bool) -> bool:
+    """The UPDATE of ``bump`` on the project's row; whether there was one."""
+    with connection.cursor() as cursor:
+        cursor.execute(_BUMP_RESET if reset else _BUMP, [project_id])
+        return cursor.rowcount > 0
 
 
 def revision(project_id: int) -> Revision:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import Expression, OuterRef
+from django.db.models import Expression
 
 from web.sections import Drawn
 
@@ -25,10 +25,10 @@ from web.sections import Drawn
 class CardPart:
     template: str
     build: Callable[..., dict[int, dict]]
-    # Given a project's pk (an ``OuterRef``), an expression false when the part draws
-    # nothing in that project; read with the screen's membership, so that the part is
-    # not even asked then.
-    drawn_in: Callable[[OuterRef], Expression] | None = None
+    # An expression over the membership row that is false when the part draws nothing
+    # in its project; read with the screen's membership, so that the part is not even
+    # asked then.
+    drawn_in: Callable[[], Expression] | None = None
 
     @property
     def flag(self) -> str:
@@ -52,11 +52,12 @@ _UNDOERS: list[Callable[..., Undone | None]] = []
 def register_card_part(
     template: str,
     build: Callable[..., dict[int, dict]],
-    drawn_in: Callable[[OuterRef], Expression] | None = None,
+    drawn_in: Callable[[], Expression] | None = None,
 ) -> None:
     """Draw ``template`` in every card whose document ``build`` gives a context (once per
-    template). ``drawn_in(OuterRef)``: false for a project where ``build`` gives nothing
-    (an ``Exists``), read with the membership so that ``build`` is not called there."""
+    template). ``drawn_in()``: an expression over the membership row, false when
+    ``build`` gives nothing in its project (an EXISTS), read with the membership so that
+    ``build`` is not called there."""
     if all(part.template != template for part in _PARTS):
         _PARTS.append(CardPart(template, build, drawn_in))
 
@@ -64,11 +65,7 @@ def register_card_part(
 def card_part_flags() -> dict[str, Expression]:
     """The annotations of a membership read that say which card parts its project draws
     (``get_project_for_user``'s ``annotations``)."""
-    return {
-        part.flag: part.drawn_in(OuterRef("project_id"))
-        for part in _PARTS
-        if part.drawn_in is not None
-    }
+    return {part.flag: part.drawn_in() for part in _PARTS if part.drawn_in is not None}
 
 
 def card_parts(screen, document_pks) -> dict[int, list[Drawn]]:

@@ -5,7 +5,8 @@ and the keys' help with the choice of the dimension the Shift keys grade (sectio
 
 from __future__ import annotations
 
-from django.db.models import Exists
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 from .models import QualityDimension
 
@@ -20,6 +21,18 @@ def labelling_section(*, membership, query=None) -> dict | None:
     return {"dimensions": dimensions}
 
 
+def has_dimensions() -> RawSQL:
+    """Whether the project of the membership row read has a quality dimension: an EXISTS
+    in SQL (every labelling request reads it; a subquery expression costs more to build
+    than the query it saves)."""
+    return RawSQL(
+        "EXISTS (SELECT 1 FROM quality_qualitydimension d "
+        "WHERE d.project_id = annotator_membership.project_id)",
+        [],
+        output_field=BooleanField(),
+    )
+
+
 def register_all() -> None:
     from annotator.extensions import register_card_part, register_undoer
     from web.sections import register_section
@@ -27,11 +40,7 @@ def register_all() -> None:
     from .labelling import card_part
     from .labelling_views import undo_from_screen
 
-    register_card_part(
-        "quality/partials/card_quality.html",
-        card_part,
-        # No dimension, no quality row: the membership read says so, not a query per card.
-        lambda project: Exists(QualityDimension.objects.filter(project_id=project)),
-    )
+    # No dimension, no quality row: the membership read says so, not a query per answer.
+    register_card_part("quality/partials/card_quality.html", card_part, has_dimensions)
     register_undoer(undo_from_screen)
     register_section("labelling", "quality/partials/labelling_keys.html", labelling_section)

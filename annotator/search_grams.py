@@ -15,6 +15,8 @@ No Django here: the SQLite trigger calls ``sqlite_tokens`` through a registered 
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def grams(text: str) -> set[str]:
     """Every pair of adjacent characters of ``text.lower()``, and its last character."""
@@ -39,9 +41,22 @@ def _hex(gram: str) -> str:
 
 def sqlite_tokens(text: str | None) -> str:
     """The grams of ``text`` as FTS5 tokens (each character as eight hex digits: its
-    UTF-32 code), space-separated, each once, in the order they first occur."""
-    digits = _hex((text or "").lower())
-    return " ".join(dict.fromkeys(digits[i : i + 16] for i in range(0, len(digits), 8)))
+    UTF-32 code), space-separated, each once, in the order they first occur.
+
+    The SQLite triggers call this for every document and chunk written, so it works on
+    the characters' codes in arrays (one pair code per position, each distinct one kept
+    at its first position) instead of a string per position."""
+    encoded = (text or "").lower().encode("utf-32-be")
+    if len(encoded) <= 4:  # no pair: the last character alone, or nothing
+        return encoded.hex()
+    codes = np.frombuffer(encoded, dtype=">u4").astype(np.int64)
+    pairs = (codes[:-1] << 32) | codes[1:]
+    _unique, first = np.unique(pairs, return_index=True)
+    kept = pairs[np.sort(first)]  # each pair once, in the order they first occur
+    digits = np.frombuffer(kept.astype(">i8").tobytes().hex().encode("ascii"), dtype=np.uint8)
+    tokens = np.full((kept.size, 17), ord(" "), dtype=np.uint8)  # 16 digits and a space
+    tokens[:, :16] = digits.reshape(-1, 16)
+    return tokens.tobytes().decode("ascii") + encoded[-4:].hex()  # the last character
 
 
 def sqlite_match(term: str) -> str:

@@ -16,10 +16,11 @@ import numpy as np
 from annotator.models import Chunking, Project
 from annotator.sources import PEOPLE, resolve_sources
 from gold.policy import resolve_mapping
-from gold.units import DOCUMENTS, annotator_unit_grades, live_labels
+from gold.units import DOCUMENTS, annotator_unit_grades
 from metrics.evaluation import level_units as _units
+from metrics.label_state import counted_labels, label_state
 from metrics.models import Run
-from metrics.rankings import can_evaluate, ranked_run
+from metrics.rankings import cache, can_evaluate, ranked_run, run_version
 
 SAMPLE_SEED = 20240
 
@@ -76,6 +77,15 @@ def _codes(query: np.ndarray, unit: np.ndarray, units) -> np.ndarray:
     return query.astype(np.int64) * (len(units.ids) + 1) + unit
 
 
+def _in_sorted(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_keys)`` for sorted keys: a binary search per value
+    instead of sorting both."""
+    if sorted_keys.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    position = np.minimum(np.searchsorted(sorted_keys, values), sorted_keys.size - 1)
+    return sorted_keys[position] == values
+
+
 def _first_of_each(codes: np.ndarray) -> np.ndarray:
     """Positions of the first occurrence of each code, in their order."""
     _distinct, first = np.unique(codes, return_index=True)
@@ -95,6 +105,38 @@ def pool_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
         .order_by("pk")
         if can_evaluate(r, units.level)
     ]
+    # Kept per process under what the pool is made of: the runs (which never change once
+    # imported), the depth, the units and the queries asked for.
+    key = (
+        "pool",
+        project.pk,
+        project.created_at,
+        depth,
+        units.fingerprint,
+        tuple(run_version(r) for r in runs),
+        None if query_pks is None else tuple(sorted(query_pks)),
+    )
+    kept = cache.get(key, lambda: _Kept(*_pool(runs, depth, units, query_pks)))
+    return kept.query, kept.unit
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """(query pk, unit index) arrays kept per process (read-only)."""
+
+    query: np.ndarray
+    unit: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.query.flags.writeable = False
+        self.unit.flags.writeable = False
+
+    @property
+    def nbytes(self) -> int:
+        return self.query.nbytes + self.unit.nbytes
+
+
+def _pool(runs: list[Run], depth: int, units, query_pks: set[int] | None) -> tuple:
     parts = []
     for order, run in enumerate(runs):
         ranked = ranked_run(run, units)
@@ -124,8 +166,23 @@ def pool_keys(project: Project, units, query_pks: set[int] | None) -> list[tuple
 def people_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
     """(query pk, unit index) arrays that a person's label (or an adjudication) reaches,
     sorted, each once."""
-    labels = live_labels(project, sources=resolve_sources(project, (PEOPLE,)), adjudicated=True)
-    query, unit, _source, _grade = annotator_unit_grades(labels, units, resolve_mapping(project))
+    # Kept per process under the labels' state (any label change moves its mark), the
+    # units, the mapping and the queries asked for: an estimate asked again reads nothing.
+    sources = resolve_sources(project, (PEOPLE,))
+    mapping = resolve_mapping(project)
+    state = label_state(project)
+    base = ("people reach", state.key, units.fingerprint, str(mapping), sources.key)
+    key = (*base, None if query_pks is None else tuple(sorted(query_pks)), state.mark)
+    kept = cache.peek(key)
+    if kept is None:
+        kept = _Kept(*_people(counted_labels(state, sources), units, mapping, query_pks))
+        cache.discard(lambda k: k[: len(base)] == base and k[-1] != state.mark)
+        cache.put(key, kept)
+    return kept.query, kept.unit
+
+
+def _people(labels, units, mapping, query_pks: set[int] | None) -> tuple:
+    query, unit, _source, _grade = annotator_unit_grades(labels, units, mapping)
     keep = np.ones(query.size, dtype=bool)
     if query_pks is not None:
         keep = np.isin(query, list(query_pks))
@@ -157,7 +214,7 @@ def scope_keys(
     query, unit = pool_arrays(project, units, query_pks)
     if scope == "holes":
         people_query, people_unit = people_arrays(project, units, query_pks)
-        keep = ~np.isin(_codes(query, unit, units), _codes(people_query, people_unit, units))
+        keep = ~_in_sorted(_codes(query, unit, units), _codes(people_query, people_unit, units))
         query, unit = query[keep], unit[keep]
     elif scope == "sample":
         size = min(sample_size or 0, query.size)

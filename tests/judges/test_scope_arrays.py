@@ -181,6 +181,42 @@ def test_plan_reads_the_same_number_of_rows_whatever_the_number_of_runs(pooled):
     assert queries() == before
 
 
+def test_scope_is_kept_until_a_label_or_a_run_changes(pooled):
+    """Asked again, the holes read no label and rank no run; a label change and a new run
+    are seen at once: always the pairs one by one."""
+    project, chunking, chunks = pooled["project"], pooled["chunking"], pooled["chunks"]
+
+    def holes() -> list[Pair]:
+        return scope_pairs(project, scope="holes", level="chunk", chunking=chunking)
+
+    assert holes() == _reference(project, "holes", "chunk", chunking)
+    with CaptureQueriesContext(connection) as captured:
+        again = holes()
+    assert again == _reference(project, "holes", "chunk", chunking)
+    assert not [q for q in captured.captured_queries if "annotator_judgment" in q["sql"]]
+    hole = again[0]
+    change_label(
+        query=Query.objects.get(pk=hole.query),
+        annotator=pooled_person(project),
+        evidence=Evidence.for_chunk(next(c for c in chunks if c.pk == hole.chunk)),
+        grade=1,
+    )
+    after = holes()
+    assert hole not in after and after == _reference(project, "holes", "chunk", chunking)
+    query = pooled["queries"][3]
+    run = Run(project=project, name="late", level="chunk", chunking=chunking)
+    run.set_results(np.array([query.pk]), np.array([chunks[-1].pk]), np.array([1.0]))
+    run.save()
+    late = holes()
+    assert late == _reference(project, "holes", "chunk", chunking) and len(late) > len(after)
+
+
+def pooled_person(project):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username="anna")
+
+
 @pytest.mark.parametrize(
     "text", ["", "abc", "abcd", "abcde", "机翼的升力", "wing 机翼 lift", "é" * 7 + "x" * 9]
 )

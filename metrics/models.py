@@ -159,13 +159,16 @@ class Run(models.Model):
         self.n_results = len(query_pk)
         self.n_queries = len(np.unique(query_pk))
 
-    def get_results(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(query pk, item pk, score) arrays; item pk is a Chunk or Document pk by level."""
+    def get_results(self, *, scores: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query pk, item pk, score) arrays; item pk is a Chunk or Document pk by level.
+        Without ``scores`` the score array is not read (empty): about half of a run's
+        decompression, as scores compress least."""
         if not self.results:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, np.zeros(0, dtype=np.float64)
         with np.load(io.BytesIO(bytes(self.results))) as data:
-            return data["query"], data["item"], data["score"]
+            score = data["score"] if scores else np.zeros(0, dtype=np.float64)
+            return data["query"], data["item"], score
 
 
 class MeasureChoice(models.Model):

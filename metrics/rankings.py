@@ -127,7 +127,7 @@ def forget_run(run_pk: int) -> int:
     return cache.discard(lambda key: len(key) > 1 and key[0] in RUN_KEYS and key[1] == run_pk)
 
 
-RUN_KEYS = ("stored", "ranked", "index")
+RUN_KEYS = ("stored", "ranked", "index", "pool")
 
 
 def run_version(run: Run) -> tuple:
@@ -141,6 +141,19 @@ def stored_ranking(run: Run) -> RankedRun:
         return RankedRun.from_rows(*run.get_results())
 
     return cache.get(("stored", *run_version(run)), compute)
+
+
+def pool_ranking(run: Run) -> RankedRun:
+    """The run's items grouped by query in stored order, for the labelling pool: the
+    stored ranking when it is kept, else the run read without its scores (which the pool
+    does not show) and kept under its own key; cached."""
+    version = run_version(run)
+    kept = cache.peek(("stored", *version))
+    if kept is not None:
+        return kept
+    return cache.get(
+        ("pool", *version), lambda: RankedRun.from_rows(*run.get_results(scores=False))
+    )
 
 
 def can_evaluate(run: Run, level: str) -> bool:
@@ -200,7 +213,7 @@ def pool_rankings(query: Query, chunking: Chunking | None = None) -> list[Sequen
         runs = runs.filter(chunking=chunking)
     rankings: list[Sequence[int]] = []
     for run in runs.order_by("pk"):
-        ranking = stored_ranking(run)
+        ranking = pool_ranking(run)
         rows = ranking.rows(query.pk)
         if rows.stop > rows.start:
             rankings.append(ranking.item[rows].tolist())

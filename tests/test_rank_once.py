@@ -31,6 +31,44 @@ def test_pool_breaks_ties_by_id_in_byte_order_not_by_creation(personas, corpus):
     assert pool.candidate_chunk_ids(query, 1) == [d9.pk]
 
 
+def test_the_pool_reads_a_run_without_its_scores_unless_its_ranking_is_kept(
+    personas, corpus, monkeypatch
+):
+    from metrics import rankings
+    from metrics.rankings import cache, forget_run, pool_rankings, run_version, stored_ranking
+
+    chunking, document, query = corpus["chunking"], corpus["document"], corpus["query"]
+    chunks = [
+        Chunk.objects.create(chunking=chunking, chunk_id=f"p{i}", document=document, start=0, end=5)
+        for i in range(4)
+    ]
+    run = Run(project=personas["project"], name="pool", level="chunk", chunking=chunking)
+    run.set_results(
+        [query.pk] * 4 + [query.pk + 1],
+        [c.pk for c in chunks] + [chunks[0].pk],
+        [0.1, 0.9, 0.5, 0.7, 1.0],
+    )
+    run.save()
+    expected = [[chunks[1].pk, chunks[3].pk, chunks[2].pk, chunks[0].pk]]
+    cache.clear()
+    read = []
+    original = Run.get_results
+    monkeypatch.setattr(
+        Run, "get_results", lambda self, **kw: read.append(kw) or original(self, **kw)
+    )
+    assert pool_rankings(query, chunking) == expected
+    assert read == [{"scores": False}]
+    kept = cache.peek(("pool", *run_version(run)))
+    assert kept is not None and kept.score.size == 0
+    assert pool_rankings(query, chunking) == expected and len(read) == 1  # kept
+    # The stored ranking, once kept (another page evaluated the run), serves the pool.
+    stored = stored_ranking(run)
+    assert rankings.pool_ranking(run) is stored
+    assert pool_rankings(query, chunking) == expected
+    forget_run(run.pk)
+    assert cache.peek(("pool", *run_version(run))) is None
+
+
 def test_the_pool_reads_runs_through_the_source_metrics_registers():
     from metrics.rankings import pool_rankings
 

@@ -14,6 +14,7 @@ Every value is a parameter; only constant fragments are put into the SQL.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -416,10 +417,12 @@ def _bm25_order(query: _Query, ids: list[int]) -> list[int]:
         cursor.execute(f"SELECT block FROM {query.fts}_data WHERE id = 1")  # noqa: S608
         rows, *tokens = _varints(cursor.fetchone()[0])
         columns = ", ".join(f"c{i}" for i in range(query.fts_columns))
-        marks = ", ".join(["%s"] * len(ids))
+        # One parameter however deep the page (a window of 300,000 ids would pass SQLite's
+        # limit on parameters).
         cursor.execute(
-            f"SELECT id, {columns} FROM {query.fts}_content WHERE id IN ({marks})",  # noqa: S608
-            ids,
+            f"SELECT id, {columns} FROM {query.fts}_content "  # noqa: S608
+            "WHERE id IN (SELECT value FROM json_each(%s))",
+            [json.dumps(ids)],
         )
         texts = cursor.fetchall()
     avgdl = sum(tokens) / rows

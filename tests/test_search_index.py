@@ -362,3 +362,26 @@ def test_the_search_screen_shows_results_first_and_asks_for_their_number(
     # Few matches: counted with the results, nothing asked for later.
     body = client.get(url, {"q": "xxxxxxxxxxx", "scope": "documents"}).content.decode()
     assert "1 document found" in body and 'hx-trigger="load"' not in body
+
+
+@pytest.mark.skipif("connection.vendor != 'sqlite'")
+def test_a_deep_page_ranks_a_window_larger_than_sqlites_limit_on_parameters(corpus_of, monkeypatch):
+    """A page far in ranks every match before it (a window of 300,000 ids at page
+    10,000): the window is one parameter, not one per id (SQLite refuses more than its
+    limit; lowered here to 10)."""
+    import sqlite3
+
+    from annotator import search_sql
+
+    monkeypatch.setattr(search_sql, "RANK_WINDOW", 4)
+    project, chunking, _, _ = corpus_of([f"wing {'x' * i}" for i in range(30)])
+    expected = _reference(project, chunking, "wing", 5, 5)
+    connection.ensure_connection()
+    raw = connection.connection
+    limit = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    raw.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 10)
+    try:
+        found = search_page(project, "wing", chunking=chunking, page=5, per_page=5)
+    finally:
+        raw.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, limit)
+    assert (found.ids, found.total) == expected and len(found.ids) == 5

@@ -4,7 +4,7 @@ A run is stored in trec_eval's order (``Run.set_results`` → ``storage_order``)
 score descending, then item id descending in byte order. Readers never sort again:
 
 - the labelling pool (``pool_rankings``, registered with ``annotator.pool`` at start-up)
-  reads the stored order;
+  reads one query's rows in the stored order, memory-mapped from the run's file;
 - the dashboards, drill-down and run files read ``ranked_run``: the run at an evaluation
   level. At the run's own level that is the stored order; a chunk run lifted to documents
   or pages keeps each unit's best chunk score and is ranked once at that level.
@@ -127,33 +127,11 @@ def forget_run(run_pk: int) -> int:
     return cache.discard(lambda key: len(key) > 1 and key[0] in RUN_KEYS and key[1] == run_pk)
 
 
-RUN_KEYS = ("stored", "ranked", "index", "pool")
+RUN_KEYS = ("ranked", "index")
 
 
 def run_version(run: Run) -> tuple:
     return (run.pk, run.n_results, run.n_queries, run.created_at)
-
-
-def stored_ranking(run: Run) -> RankedRun:
-    """The run as stored (items are Chunk or Document pks), grouped by query; cached."""
-
-    def compute() -> RankedRun:
-        return RankedRun.from_rows(*run.get_results())
-
-    return cache.get(("stored", *run_version(run)), compute)
-
-
-def pool_ranking(run: Run) -> RankedRun:
-    """The run's items grouped by query in stored order, for the labelling pool: the
-    stored ranking when it is kept, else the run read without its scores (which the pool
-    does not show) and kept under its own key; cached."""
-    version = run_version(run)
-    kept = cache.peek(("stored", *version))
-    if kept is not None:
-        return kept
-    return cache.get(
-        ("pool", *version), lambda: RankedRun.from_rows(*run.get_results(scores=False))
-    )
 
 
 def can_evaluate(run: Run, level: str) -> bool:
@@ -205,7 +183,10 @@ def rank_at(run: Run, units: Units) -> RankedRun:
 
 def pool_rankings(query: Query, chunking: Chunking | None = None) -> list[Sequence[int]]:
     """The labelling pool's ranking source: for every chunk-level run of the query's
-    project (over ``chunking`` when given), the query's chunk pks in stored order."""
+    project (over ``chunking`` when given), the query's chunk pks in stored order, read
+    from each run's memory-mapped stored rows (``run_indexes.stored_rows``)."""
+    from .run_indexes import stored_rows  # it imports this module
+
     runs = Run.objects.filter(project_id=query.project_id, level=RunLevel.CHUNK).only(
         "pk", "n_results", "n_queries", "created_at"
     )
@@ -213,8 +194,8 @@ def pool_rankings(query: Query, chunking: Chunking | None = None) -> list[Sequen
         runs = runs.filter(chunking=chunking)
     rankings: list[Sequence[int]] = []
     for run in runs.order_by("pk"):
-        ranking = pool_ranking(run)
-        rows = ranking.rows(query.pk)
-        if rows.stop > rows.start:
-            rankings.append(ranking.item[rows].tolist())
+        queries, bounds, item = stored_rows(run)
+        i = int(np.searchsorted(queries, query.pk))
+        if i < queries.size and queries[i] == query.pk and bounds[i + 1] > bounds[i]:
+            rankings.append(item[int(bounds[i]) : int(bounds[i + 1])].tolist())
     return rankings

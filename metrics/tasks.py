@@ -9,7 +9,7 @@ from gold.units import units_for_level
 
 from . import run_indexes
 from .evaluation import own_level
-from .models import Run
+from .models import Run, RunLevel
 
 
 def index_after_import(run: Run) -> None:
@@ -32,5 +32,7 @@ def write_own_index(run_pk: int) -> bool:
     if run is None:
         return False
     run_indexes.keep_file(run, units_for_level(run.project, own_level(run)))
+    if run.level == RunLevel.CHUNK:  # the labelling pool reads chunk runs only
+        run_indexes.keep_stored_file(run)
     run_indexes.prune()
     return True

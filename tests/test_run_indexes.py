@@ -33,6 +33,11 @@ def index_dir(settings, tmp_path):
 
 
 def index_files(run: Run) -> list:
+    return [p for p in run_files(run) if not p.name.endswith("-stored.npy")]
+
+
+def run_files(run: Run) -> list:
+    """The run's index files and its file of stored rows (the labelling pool's)."""
     return sorted(settings.ASSAY_RUN_INDEX_DIR.glob(f"*-{run.pk}-*.npy"))
 
 
@@ -137,6 +142,7 @@ def test_an_import_queues_the_worker_that_writes_the_file_at_the_runs_own_units(
     assert len(cache._items) == 0  # the worker keeps nothing in its own memory
     units = level_units(project, own_level(run))
     assert index_files(run) == [run_indexes.index_path(run, units)]
+    assert len(run_files(run)) == 2  # and the file of stored rows the labelling pool reads
     assert not write_own_index(10**9)  # a run deleted before the worker came to it
 
 
@@ -149,7 +155,7 @@ def test_deleting_a_run_deletes_its_files_and_the_worker_prunes_runs_gone_otherw
         assert len(index_files(run)) == 1
     client = login(personas["owner"])
     assert client.post(url("run_delete", first.pk), {"confirm": first.name}).status_code == 302
-    assert index_files(first) == []
+    assert run_files(first) == []
     Run.objects.filter(pk=second.pk).delete()  # gone without the delete page (a project)
     write_own_index(bench["doc_run"].pk)
-    assert index_files(second) == [] and len(index_files(bench["doc_run"])) == 1
+    assert run_files(second) == [] and len(index_files(bench["doc_run"])) == 1

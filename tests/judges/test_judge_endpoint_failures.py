@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -22,6 +21,7 @@ from judges.models import Judge, JudgePair, JudgeVersion, PairStatus
 from judges.services import plan_job, start_job
 
 from .conftest import KEY_ENV, Sleeps
+from .fake_llm import serving_thread
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ class PlainServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serving_thread(self.httpd).start()
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self):

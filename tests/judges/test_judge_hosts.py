@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import socket
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -21,7 +20,7 @@ from judges.models import Judge, PairStatus
 from judges.services import JudgeError, plan_job, start_job, update_judge
 
 from .conftest import KEY_ENV, Sleeps
-from .fake_llm import MODEL
+from .fake_llm import MODEL, serving_thread
 
 pytestmark = pytest.mark.django_db
 
@@ -236,7 +235,7 @@ class Redirector:
 
         self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serving_thread(self.httpd).start()
 
     @property
     def base_url(self) -> str:

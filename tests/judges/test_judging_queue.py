@@ -20,6 +20,8 @@ from judges.models import JobStatus, Judge, JudgeJob
 from judges.services import plan_job, start_job
 from operations.worker import ResilientWorker
 
+from .fake_llm import serving_thread
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -44,7 +46,7 @@ class Hanging:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serving_thread(self.httpd).start()
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self):

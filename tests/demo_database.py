@@ -30,6 +30,9 @@ MODULES = (
     "tests/test_demo_gold.py",
     "tests/test_own_units_demo.py",
 )
+# Modules whose tests share a costly module fixture (a database migrated back, a deployment's
+# data folder): each goes to one worker whole, which builds the fixture once.
+SHARED_SETUP = ("tests/test_problem_migrations.py", "tests/test_production.py")
 # Building the demo is minutes of work on a loaded machine, not a hung test.
 TIMEOUT = 900
 
@@ -37,15 +40,19 @@ _copies = itertools.count(1)
 
 
 def scheduler(config, log):
-    """xdist's scheduling by groups, with one group: the tests of ``MODULES``; every other
-    test is a group of its own, handed out as ``--dist load`` does. The largest group is
-    handed out first, so the demo's worker starts on it while the other takes the rest."""
+    """xdist's scheduling by groups: the tests of ``MODULES`` are one group, each module of
+    ``SHARED_SETUP`` another; every other test is a group of its own, handed out as
+    ``--dist load`` does. The largest group is handed out first, so the demo's worker
+    starts on it while the other takes the rest."""
     from xdist.scheduler import LoadGroupScheduling
 
     class DemoTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if nodeid.split("::")[0] in MODULES:
+            module = nodeid.split("::")[0]
+            if module in MODULES:
                 return "demo"
+            if module in SHARED_SETUP:
+                return module
             return super()._split_scope(nodeid)
 
     return DemoTogether(config, log)

@@ -34,6 +34,7 @@ from numerics.consensus import NO_CONSENSUS, consensus_grades
 from numerics.mapping import MappingPolicy, best_evidence, map_pairs
 from numerics.spans import SpanArrays
 
+from .kept_units import kept_units
 from .models import Adjudication, GoldSet
 from .policy import ConsensusPolicy, resolve_mapping
 
@@ -176,10 +177,11 @@ def units_for_level(project: Project, level: str) -> Units:
     )
 
 
-def level_units(project: Project, level: str) -> Units:
-    """The units of a level, kept per process while they stay the same: documents and
-    chunks are added (their counts, kept by the database, move), deleted or a document
-    replaced in place (each moves the project's revision ``reset``)."""
+def level_units(project: Project, level: str, *, in_memory: bool = True) -> Units:
+    """The units of a level, kept per process (unless not ``in_memory``: the worker) and in
+    a file (``gold.kept_units``) while they stay the same: documents and chunks are added
+    (their counts, kept by the database, move), deleted or a document replaced in place
+    (each moves the project's revision ``reset``)."""
     if level in (DOCUMENTS, PAGES):
         rows = ProjectFigures.objects.filter(project_id=project.pk)
         count = rows.values_list("documents", flat=True).first()
@@ -189,7 +191,8 @@ def level_units(project: Project, level: str) -> Units:
     if count is None:  # no such chunking (an error), or no figures row
         return units_for_level(project, level)
     key = ("units", project.pk, project.created_at, level, count, revision(project.pk).reset)
-    return cache.get(key, lambda: units_for_level(project, level))
+    from_file = lambda: kept_units(key, lambda: units_for_level(project, level))  # noqa: E731
+    return cache.get(key, from_file) if in_memory else from_file()
 
 
 def _rows(values: list[tuple], annotators: list[str]) -> LabelRows:

@@ -12,16 +12,13 @@ build. A file that cannot be read, or does not fit the run and its units, is bui
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
-from django.conf import settings
-from django.db import connection
 
+from annotator import kept_files
+from annotator.kept_files import database_key, read_arrays, write_arrays
 from gold.units import Units
 from numerics.id_order import byte_order_codes
 from numerics.measures import RunIndex, index_run
@@ -73,12 +70,12 @@ def index_path(run: Run, units: Units) -> Path:
     index: the database, the run (pk, result count, creation time to the microsecond) and
     the units' fingerprint (their level, ids, pks and spans)."""
     name = f"{_version_prefix(run.pk, run.n_results, run.created_at)}{units.fingerprint}.npy"
-    return Path(settings.ASSAY_RUN_INDEX_DIR) / name
+    return kept_files.folder() / name
 
 
 def _run_prefix(run_pk: int) -> str:
     """What the names of one run's files begin with."""
-    return f"{_database_key()}-{run_pk}-"
+    return f"{database_key()}-{run_pk}-"
 
 
 def _version_prefix(run_pk: int, n_results: int, created_at) -> str:
@@ -87,22 +84,10 @@ def _version_prefix(run_pk: int, n_results: int, created_at) -> str:
     return f"{_run_prefix(run_pk)}{n_results}-{int(created_at.timestamp() * 1_000_000)}-"
 
 
-def _database_key() -> str:
-    """Short name of the database in use (two databases may hold runs with equal pks)."""
-    config = connection.settings_dict
-    identity = "\0".join(str(config.get(k, "")) for k in ("ENGINE", "HOST", "PORT", "NAME"))
-    return hashlib.blake2b(identity.encode(), digest_size=6).hexdigest()
-
-
 def read(path: Path, *, n_items: int) -> RunIndex | None:
     """The index kept in ``path``; None when there is none or it does not hold together."""
-    try:
-        with open(path, "rb") as handle:
-            arrays = [np.load(handle, allow_pickle=False) for _ in range(len(FIELDS) + 1)]
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, EOFError) as error:
-        log.warning("run index %s unreadable (%s): building it again", path.name, error)
+    arrays = read_arrays(path, len(FIELDS) + 1)
+    if arrays is None:
         return None
     *fields, kept_items = arrays
     index = RunIndex(*fields, n_items=int(kept_items))
@@ -126,28 +111,8 @@ def _holds_together(index: RunIndex, n_items: int) -> bool:
 
 
 def write(path: Path, index: RunIndex) -> None:
-    """Keep ``index`` in ``path`` (see ``_write_arrays``)."""
-    _write_arrays(path, [*(getattr(index, name) for name in FIELDS), np.int64(index.n_items)])
-
-
-def _write_arrays(path: Path, arrays: list) -> None:
-    """Keep ``arrays`` in ``path``, one ``.npy`` after another (written aside, then
-    renamed: readers never see half a file). A file that cannot be written is logged and
-    skipped: it is only a cache."""
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            dir=path.parent, prefix=".", suffix=".part", delete=False
-        ) as handle:
-            temporary = Path(handle.name)
-            for array in arrays:
-                np.save(handle, array, allow_pickle=False)
-        os.replace(temporary, path)
-    except OSError as error:
-        log.warning("run file %s not kept: %s", path.name, error)
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
+    """Keep ``index`` in ``path`` (``annotator.kept_files.write_arrays``)."""
+    write_arrays(path, [*(getattr(index, name) for name in FIELDS), np.int64(index.n_items)])
 
 
 def stored_rows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -156,13 +121,13 @@ def stored_rows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows cost a few pages, where the stored results are one compressed blob to inflate
     whole (2.5 s for 20 runs of 500,000 results). The file is written by the worker after
     the import, or here by the first reader; one that does not fit is written again."""
-    path = Path(settings.ASSAY_RUN_INDEX_DIR) / (
+    path = kept_files.folder() / (
         f"{_version_prefix(run.pk, run.n_results, run.created_at)}stored.npy"
     )
     packed = _read_stored(path, run.n_results)
     if packed is None:
         packed = _packed_rows(run)
-        _write_arrays(path, [packed])
+        write_arrays(path, [packed])
     n_queries = int(packed[0])
     return (
         packed[1 : 1 + n_queries],
@@ -206,7 +171,7 @@ def _read_stored(path: Path, n_results: int) -> np.ndarray | None:
 def forget(run_pk: int) -> None:
     """Free what is kept for a deleted run: its cached arrays and its index files."""
     forget_run(run_pk)
-    folder = Path(settings.ASSAY_RUN_INDEX_DIR)
+    folder = kept_files.folder()
     if folder.is_dir():
         for path in folder.glob(f"{_run_prefix(run_pk)}*.npy"):
             path.unlink(missing_ok=True)
@@ -215,10 +180,10 @@ def forget(run_pk: int) -> None:
 def prune() -> int:
     """Delete this database's index files of runs that no longer exist (deleted with their
     project or chunking, or replaced by a new import); how many were deleted."""
-    folder = Path(settings.ASSAY_RUN_INDEX_DIR)
+    folder = kept_files.folder()
     if not folder.is_dir():
         return 0
-    paths = list(folder.glob(f"{_database_key()}-*.npy"))
+    paths = list(folder.glob(f"{database_key()}-*.npy"))
     pks = {int(p.name.split("-")[1]) for p in paths if p.name.split("-")[1].isdigit()}
     alive = {
         _version_prefix(*row)

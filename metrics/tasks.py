@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 from django_tasks import task
 
-from gold.units import units_for_level
+from gold import kept_units
+from gold.units import level_units
 
 from . import run_indexes
 from .evaluation import own_level
@@ -26,13 +27,17 @@ def index_imported_run(run_pk: int) -> None:
 
 def write_own_index(run_pk: int) -> bool:
     """Write the run's index file at its own units (its chunking's chunks, or documents)
-    and delete the files of runs that are gone; False when the run no longer exists."""
+    and delete the files of runs and projects that are gone; False when the run no longer
+    exists."""
     runs = Run.objects.without_results().select_related("project", "chunking")
     run = runs.filter(pk=run_pk).first()
     if run is None:
         return False
-    run_indexes.keep_file(run, units_for_level(run.project, own_level(run)))
+    # The level's units file is written too, for the next process's first dashboard.
+    units = level_units(run.project, own_level(run), in_memory=False)
+    run_indexes.keep_file(run, units)
     if run.level == RunLevel.CHUNK:  # the labelling pool reads chunk runs only
         run_indexes.keep_stored_file(run)
     run_indexes.prune()
+    kept_units.prune()
     return True

@@ -3,9 +3,12 @@ document or chunk row until one is added, deleted or a document replaced in plac
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given
+from hypothesis import strategies as st
 
 from annotator.models import Chunk, Chunking, Document
 from gold.units import DOCUMENTS, PAGES, level_units, units_for_level
@@ -66,3 +69,109 @@ def test_chunk_units_are_read_again_only_when_chunks_change(personas):
     assert list(units.ids) == ["a#0", "a#2"]
     with pytest.raises(ValueError):
         level_units(project, "no-such-chunking")
+
+
+def _new_process():
+    """What a new process starts with: nothing kept in memory (the files stay)."""
+    from annotator.caches import cache
+
+    cache.clear()
+
+
+def _unit_files(settings, project):
+    return sorted(settings.ASSAY_RUN_INDEX_DIR.glob(f"units.*.{project.pk}.*.npy"))
+
+
+@pytest.mark.parametrize("level", [DOCUMENTS, PAGES, "c"])
+def test_a_new_process_reads_the_units_from_their_file_not_the_database(
+    personas, settings, tmp_path, level
+):
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    project = personas["project"]
+    chunking = Chunking.objects.create(project=project, name="c")
+    for number, text in enumerate(["x" * 30, "第二页：机翼的升力。", "ü" * 7]):
+        document = Document.objects.create(
+            project=project, doc_id=f"文档-{number}.pdf", text=text, page_starts=[0, 3]
+        )
+        Chunk.objects.create(
+            chunking=chunking, chunk_id=f"文档-{number}#0", document=document, start=0, end=3
+        )
+    table = "annotator_chunk" if level == "c" else "annotator_document"
+    _new_process()
+    written, reads = _reads(project, level, table)
+    assert reads == 1 and len(_unit_files(settings, project)) == 1
+    _new_process()
+    units, reads = _reads(project, level, table)
+    assert reads == 0  # from the file
+    assert _same(units, written) and _same(units, units_for_level(project, level))
+    assert units.ids.dtype == object and list(units.ids) == list(written.ids)
+
+
+def test_a_changed_level_writes_a_new_file_and_drops_the_old_one(personas, settings, tmp_path):
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    project = personas["project"]
+    Document.objects.create(project=project, doc_id="a", text="x" * 10)
+    _new_process()
+    level_units(project, DOCUMENTS)
+    (old,) = _unit_files(settings, project)
+    Document.objects.create(project=project, doc_id="b", text="y" * 20)
+    _new_process()
+    units, reads = _reads(project, DOCUMENTS, "annotator_document")
+    assert reads == 1 and list(units.ids) == ["a", "b"]
+    (new,) = _unit_files(settings, project)
+    assert new != old
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # cut short
+        lambda data: b"not numpy at all",
+        lambda data: data.replace(b"<i8", b"<f8", 1),  # the lengths as floats
+    ],
+)
+def test_a_broken_units_file_is_read_from_the_database_and_written_again(
+    personas, settings, tmp_path, damage
+):
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    project = personas["project"]
+    Document.objects.create(project=project, doc_id="a", text="x" * 10)
+    Document.objects.create(project=project, doc_id="é", text="y" * 20)
+    _new_process()
+    level_units(project, DOCUMENTS)
+    (path,) = _unit_files(settings, project)
+    path.write_bytes(damage(path.read_bytes()))
+    _new_process()
+    units, reads = _reads(project, DOCUMENTS, "annotator_document")
+    assert reads == 1 and _same(units, units_for_level(project, DOCUMENTS))
+    _new_process()
+    units, reads = _reads(project, DOCUMENTS, "annotator_document")
+    assert reads == 0 and list(units.ids) == ["a", "é"]
+
+
+@given(st.lists(st.text(max_size=12), max_size=40))
+def test_units_come_back_from_their_arrays_unchanged(ids):
+    from gold.kept_units import _arrays_of, _units_of
+    from gold.units import Units
+
+    n = len(ids)
+    id_array = np.empty(n, dtype=object)
+    id_array[:] = ids
+    spans = [np.arange(n, dtype=np.int64) * k for k in (1, 2, 3, 4)]
+    units = Units("c", id_array, *spans)
+    back = _units_of("c", _arrays_of(units))
+    assert back is not None and list(back.ids) == ids and back.fingerprint == units.fingerprint
+
+
+def test_the_units_files_of_a_deleted_project_are_pruned(personas, settings, tmp_path):
+    from gold import kept_units
+
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    project, other = personas["project"], personas["other"]
+    for owner in (project, other):
+        Document.objects.create(project=owner, doc_id="a", text="x" * 10)
+        level_units(owner, DOCUMENTS)
+    assert kept_units.prune() == 0
+    other.delete()
+    assert kept_units.prune() == 1
+    assert len(_unit_files(settings, project)) == 1 and not _unit_files(settings, other)

@@ -15,6 +15,7 @@ from functools import cached_property
 from urllib.parse import urlencode
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from annotator.models import Project, Query
 from annotator.sources import Sources, resolve_sources
@@ -465,6 +466,17 @@ def measure_catalogue(setting: EvaluationSetting) -> list[dict]:
 def measure_name(template: str, k: int) -> str:
     """A chosen measure at the dashboard's cutoff: ``nDCG@k`` → ``nDCG@10``."""
     return template[:-2] + f"@{k}" if template.endswith("@k") else template
+
+
+def check_measures(templates: list[str], k: int) -> list[str]:
+    """``templates`` (measures as chosen, ``nDCG@k`` or any name ``expand_measures`` reads)
+    when there are at most ``MAX_MEASURES`` and each names measures at cutoff ``k``;
+    ``ValueError`` saying what is wrong otherwise. Pages' forms and commands alike."""
+    if len(templates) > MAX_MEASURES:
+        raise ValueError(_("Choose at most %(n)d measures.") % {"n": MAX_MEASURES})
+    for template in templates:
+        expand_measures(measure_name(template, k))
+    return templates
 
 
 def dashboard_measures(k: int, templates=DEFAULT_MEASURES) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from web.errors import answers_bad_parameters
 from web.spreadsheets import csv_text, xlsx_bytes
 
 from . import charts, reports
-from .access import get_run_for_user
+from .access import get_run_for_user, project_run
 from .forms import MetricsExportForm, dashboard_form, run_setting
 from .tables import metrics_export
 from .trec_lines import gold_qrels_lines, run_lines
@@ -27,11 +27,13 @@ SVG = "image/svg+xml; charset=utf-8"
 @require_GET
 def export_metrics(request: HttpRequest, slug: str) -> HttpResponse:
     """Means per run, or per-query values (with ``run``), as CSV or XLSX."""
-    _project, membership = get_project_for_user(request, slug)
+    project, membership = get_project_for_user(request, slug)
     form = MetricsExportForm(request.GET, membership=membership)
     if not form.is_valid():
         return HttpResponseBadRequest(_("Bad export parameters."))
-    exported = metrics_export(form)
+    data = form.cleaned_data
+    run = project_run(project, data["run"]) if data["run"] else None
+    exported = metrics_export(form.setting(), run=run, run_tag=data["run_tag"], param=data["param"])
     if exported is None:
         return HttpResponseBadRequest(_("This run cannot be evaluated at that level."))
     name, policy = exported.name, exported.policy

@@ -29,6 +29,7 @@ from .evaluation import (
     MAX_MEASURES,
     OWN,
     EvaluationSetting,
+    check_measures,
     default_level,
     evaluation_setting,
     measure_name,
@@ -146,13 +147,10 @@ class DashboardForm(forms.Form):
         data = super().clean()
         k = data.get("k") or 10
         measures = self.requested_measures or remembered_measures(self.user, self.project)
-        if len(measures) > MAX_MEASURES:
-            raise forms.ValidationError(_("Choose at most %(n)d measures.") % {"n": MAX_MEASURES})
-        for template in measures:
-            try:
-                expand_measures(measure_name(template, k))
-            except ValueError as error:
-                raise forms.ValidationError(str(error)) from None
+        try:
+            check_measures(measures, k)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
         chosen = measures or DEFAULT_MEASURES
         names = {n for t in chosen for n in expand_measures(measure_name(t, k))}
         charts = [measure_name(c, k) for c in self.requested_charts]

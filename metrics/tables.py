@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from . import reports
 from .evaluation import EvaluationSetting
 from .figures import figures
-from .forms import MetricsExportForm
 from .models import Run
 
 
@@ -103,19 +102,23 @@ class MetricsExport:
         return {"metrics": (self.header, self.table), "about": (["key", "value"], about)}
 
 
-def metrics_export(form: MetricsExportForm) -> MetricsExport | None:
-    """The table of a valid export form; None when the named run cannot be evaluated at
-    the level. The page's download and the command."""
-    from .access import project_run
-
-    project, setting, data = form.project, form.setting(), form.cleaned_data
+def metrics_export(
+    setting: EvaluationSetting,
+    *,
+    run: Run | None = None,
+    run_tag: str = "",
+    param: tuple[str, str] | None = None,
+) -> MetricsExport | None:
+    """The metrics table in ``setting``: each run's means (those carrying ``run_tag`` and
+    the parameter ``param``), or ``run``'s per-query values; None when ``run`` cannot be
+    evaluated at the level. The page's download and the command."""
+    project = setting.project
     policy = {**setting.gold.description, "level": setting.level, "k": setting.k}
-    if data["run"]:
-        run = project_run(project, data["run"])
+    if run is not None:
         if not setting.can_evaluate(run):
             return None
         header, table = per_query_table(run, setting)
         return MetricsExport(f"{project.slug}-{run.name}-per-query", header, table, policy)
-    rows = reports.run_rows(project, setting, tag=data["run_tag"], param=data["param"])
+    rows = reports.run_rows(project, setting, tag=run_tag, param=param)
     header, table = means_table(rows, setting)
     return MetricsExport(f"{project.slug}-runs-{setting.level}", header, table, policy)

@@ -11,6 +11,7 @@ import openpyxl
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotator.models import Membership, Role
 from tests import test_metrics_views
 
 bench = test_metrics_views.bench  # the shared fixture
@@ -78,6 +79,26 @@ def test_export_metrics_command_writes_what_the_page_downloads(login, personas, 
         call_command("export_metrics", "acme", "--level", "nope")
     with pytest.raises(CommandError):
         call_command("export_metrics", "nope")
+
+
+def test_export_metrics_calls_the_service_itself_not_a_members_form(login, personas, bench, capsys):
+    """The command builds its evaluation setting from its options: it needs no owner to
+    act as (it refused a project without one before), and every bad option is named."""
+    page = login(personas["owner"]).get(url("export", format="csv", level="halves")).content
+    Membership.objects.filter(project=personas["project"], role=Role.OWNER).delete()
+    out = io.StringIO()
+    call_command("export_metrics", "acme", "--level", "halves", stdout=out)
+    assert out.getvalue().encode() == page
+    for option, value, named in (
+        ("--gold", "nope", "--gold"),
+        ("--gold", "999999", "no gold set"),
+        ("--k", "0", "--k"),
+        ("--measure", "nDCG@k;", "nDCG@k;"),
+        ("--run", "999999", "no run"),
+        ("--sources", "nobody", "nobody"),
+    ):
+        with pytest.raises(CommandError, match=named):
+            call_command("export_metrics", "acme", "--level", "halves", option, value)
 
 
 def test_export_run_command_trec_and_jsonl(login, personas, bench):

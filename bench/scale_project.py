@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -111,8 +112,9 @@ class Writer:
             return cursor.fetchall()
 
 
-def generate(size: str, *, seed: int = 23) -> Generated:
-    """Fill the current database with the project of ``size`` (see SIZES)."""
+def generate(size: str, *, seed: int = 23, bulk_search: bool | None = None) -> Generated:
+    """Fill the current database with the project of ``size`` (see SIZES); on PostgreSQL,
+    ``bulk_search`` (by default for BULK_SEARCH_SIZES) loads without the search triggers."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from django.db import connection, transaction
@@ -129,6 +131,9 @@ def generate(size: str, *, seed: int = 23) -> Generated:
     from metrics.models import Run
 
     n_documents, n_queries, n_runs, n_labels = SIZES[size]
+    if bulk_search is None:
+        bulk_search = size in BULK_SEARCH_SIZES
+    bulk = bulk_search and connection.vendor == "postgresql"
     rng = random.Random(seed)
     words = _vocabulary(rng)
     han = _han_alphabet(rng)
@@ -160,6 +165,7 @@ def generate(size: str, *, seed: int = 23) -> Generated:
         )
     step("users", started)
 
+    dropped_indexes = _search_off(connection) if bulk else []
     started = time.perf_counter()
     document_columns = ["project_id", "doc_id", "title", "text", "metadata", "page_starts"]
     lengths: list[int] = []
@@ -209,6 +215,10 @@ def generate(size: str, *, seed: int = 23) -> Generated:
         [chunkings[0].pk],
     )
     step("chunks", started)
+    if bulk:
+        started = time.perf_counter()
+        _search_on(connection, project.pk, dropped_indexes)
+        step("search tables and indexes", started)
 
     started = time.perf_counter()
     with transaction.atomic():
@@ -371,6 +381,108 @@ def generate(size: str, *, seed: int = 23) -> Generated:
     }
     _ = Assignment, Query  # models whose tables are written above
     return Generated(project.slug, counts, seconds, english, chinese)
+
+
+BULK_SEARCH_SIZES = {"large"}
+# What the search triggers of migrations 0003 and 0010 do, per table (their own SQL).
+_SEARCH_TRIGGERS = [
+    ("annotator_document", "annotator_document_search_ai"),
+    ("annotator_chunk", "annotator_chunk_search_ai"),
+    ("annotator_chunk_search", "annotator_chunk_search_grams"),
+]
+_SEARCH_TABLES = ("annotator_document", "annotator_document_search", "annotator_chunk_search")
+_FILL_DOCUMENTS = """INSERT INTO annotator_document_search (document_id, project_id, grams)
+    SELECT id, project_id, annotator_grams(title) || annotator_grams(text)
+    FROM annotator_document WHERE project_id = %s AND id %% 2 = %s"""
+_CHUNK_TEXT = 'substr(d.text, c.start + 1, c."end" - c.start)'
+_FILL_CHUNKS = f"""INSERT INTO annotator_chunk_search
+    (chunk_id, chunking_id, document_id, text, grams)
+    SELECT c.id, c.chunking_id, c.document_id, {_CHUNK_TEXT}, annotator_grams({_CHUNK_TEXT})
+    FROM annotator_chunk c JOIN annotator_document d ON d.id = c.document_id
+    WHERE d.project_id = %s AND c.id %% 2 = %s"""
+# Every 997th row, compared with what the triggers would have written.
+_CHECK = f"""SELECT
+    (SELECT count(*) FROM annotator_chunk c JOIN annotator_document d ON d.id = c.document_id
+     LEFT JOIN annotator_chunk_search s ON s.chunk_id = c.id
+     WHERE d.project_id = %(p)s AND c.id %% 997 = 0 AND (s.chunk_id IS NULL
+        OR s.text IS DISTINCT FROM {_CHUNK_TEXT}
+        OR s.grams IS DISTINCT FROM annotator_grams({_CHUNK_TEXT}))),
+    (SELECT count(*) FROM annotator_document d
+     LEFT JOIN annotator_document_search s ON s.document_id = d.id
+     WHERE d.project_id = %(p)s AND d.id %% 997 = 0 AND (s.document_id IS NULL
+        OR s.grams IS DISTINCT FROM annotator_grams(d.title) || annotator_grams(d.text))),
+    (SELECT count(*) FROM annotator_chunk c JOIN annotator_document d ON d.id = c.document_id
+     WHERE d.project_id = %(p)s) - (SELECT count(*) FROM annotator_chunk_search s
+     JOIN annotator_document d ON d.id = s.document_id WHERE d.project_id = %(p)s)"""
+
+
+def _search_off(connection) -> list[str]:
+    """Turn the search triggers off and drop the GIN indexes; returns their definitions."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s) "
+            "AND indexdef LIKE '%%USING gin%%' ORDER BY indexname",
+            [list(_SEARCH_TABLES)],
+        )
+        indexes = cursor.fetchall()
+        for name, _definition in indexes:
+            cursor.execute(f"DROP INDEX {name}")
+        for table, trigger in _SEARCH_TRIGGERS:
+            cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}")
+    return [definition for _name, definition in indexes]
+
+
+def _in_parallel(connection, statements: list[tuple[str, list]]) -> None:
+    """Run the statements on two connections of their own (two cores), each committed."""
+    import psycopg
+
+    params = connection.get_connection_params()
+    pending = list(reversed(statements))
+    lock, failures = threading.Lock(), []
+
+    def work() -> None:
+        with psycopg.connect(**params, autocommit=True) as own:
+            own.execute("SET maintenance_work_mem = '2GB'")
+            while True:
+                with lock:
+                    if not pending or failures:
+                        return
+                    sql, values = pending.pop()
+                try:
+                    own.execute(sql, values or None)
+                except Exception as error:  # reported below, after both have stopped
+                    failures.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+
+
+def _search_on(connection, project_pk: int, indexes: list[str]) -> None:
+    """Fill the search tables as the triggers would, build the indexes, turn triggers on."""
+    try:
+        _in_parallel(
+            connection,
+            [(_FILL_DOCUMENTS, [project_pk, k]) for k in range(2)]
+            + [(_FILL_CHUNKS, [project_pk, k]) for k in range(2)],
+        )
+    finally:  # the database as it was, even when a fill failed
+        with connection.cursor() as cursor:
+            for table, trigger in _SEARCH_TRIGGERS:
+                cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
+        _in_parallel(connection, [(definition, []) for definition in indexes])
+    with connection.cursor() as cursor:
+        cursor.execute(_CHECK, {"p": project_pk})
+        wrong_chunks, wrong_documents, missing = cursor.fetchone()
+    if wrong_chunks or wrong_documents or missing:
+        raise RuntimeError(
+            f"bulk search tables differ from the triggers': {wrong_chunks} chunks, "
+            f"{wrong_documents} documents in the sample, {missing} chunks missing"
+        )
 
 
 def _pick_terms(words: list[str], _kind: str) -> dict:

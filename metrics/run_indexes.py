@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 
 from annotator import kept_files
-from annotator.kept_files import database_key, read_arrays, write_arrays
 from gold.units import Units
 from numerics.id_order import byte_order_codes
 from numerics.measures import RunIndex, index_run
@@ -75,7 +74,7 @@ def index_path(run: Run, units: Units) -> Path:
 
 def _run_prefix(run_pk: int) -> str:
     """What the names of one run's files begin with."""
-    return f"{database_key()}-{run_pk}-"
+    return f"{kept_files.database_key()}-{run_pk}-"
 
 
 def _version_prefix(run_pk: int, n_results: int, created_at) -> str:
@@ -86,7 +85,7 @@ def _version_prefix(run_pk: int, n_results: int, created_at) -> str:
 
 def read(path: Path, *, n_items: int) -> RunIndex | None:
     """The index kept in ``path``; None when there is none or it does not hold together."""
-    arrays = read_arrays(path, len(FIELDS) + 1)
+    arrays = kept_files.read_arrays(path, len(FIELDS) + 1)
     if arrays is None:
         return None
     *fields, kept_items = arrays
@@ -112,7 +111,9 @@ def _holds_together(index: RunIndex, n_items: int) -> bool:
 
 def write(path: Path, index: RunIndex) -> None:
     """Keep ``index`` in ``path`` (``annotator.kept_files.write_arrays``)."""
-    write_arrays(path, [*(getattr(index, name) for name in FIELDS), np.int64(index.n_items)])
+    kept_files.write_arrays(
+        path, [*(getattr(index, name) for name in FIELDS), np.int64(index.n_items)]
+    )
 
 
 def stored_rows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,7 +128,7 @@ def stored_rows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     packed = _read_stored(path, run.n_results)
     if packed is None:
         packed = _packed_rows(run)
-        write_arrays(path, [packed])
+        kept_files.write_arrays(path, [packed])
     n_queries = int(packed[0])
     return (
         packed[1 : 1 + n_queries],
@@ -183,7 +184,7 @@ def prune() -> int:
     folder = kept_files.folder()
     if not folder.is_dir():
         return 0
-    paths = list(folder.glob(f"{database_key()}-*.npy"))
+    paths = list(folder.glob(f"{kept_files.database_key()}-*.npy"))
     pks = {int(p.name.split("-")[1]) for p in paths if p.name.split("-")[1].isdigit()}
     alive = {
         _version_prefix(*row)

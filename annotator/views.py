@@ -31,6 +31,7 @@ from .forms import (
     ProjectNewForm,
     ProjectSettingsForm,
 )
+from .label_counts import visible_label_count
 from .labelling.cards import kept_note_rows
 from .models import Chunking, Document, Judgment, Membership, Project, Query, Role
 from .originals import is_pdf, original_name
@@ -86,13 +87,12 @@ def project_new(request: HttpRequest) -> HttpResponse:
 def project_detail(request: HttpRequest, slug: str) -> HttpResponse:
     project, membership = get_project_for_user(request, slug)
     chunkings = project.chunkings.select_related("figures")
-    judgments = Judgment.objects.visible_to(membership)
     context = {
         "project": project,
         "membership": membership,
         "figures": project.figures,
         "chunkings": chunkings,
-        "n_judgments": judgments.count(),
+        "n_judgments": visible_label_count(membership),
         "n_members": project.memberships.filter(is_pseudo=False).count(),
         "sees_all": sees_all_labels(membership),
         "can_label": can_label(membership),

@@ -4,6 +4,7 @@ Local defaults are safe for a laptop (SQLite in ./var, DEBUG on, localhost only)
 production sets ASSAY_DEBUG=0, SECRET_KEY, ALLOWED_HOSTS and, usually, DATABASE_URL.
 """
 
+import contextlib
 import os
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
@@ -276,8 +277,35 @@ ASSAY_MAX_UPLOAD_BYTES = env_int("ASSAY_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, mi
 # API run uploads above this are read by the worker (202 and a job to poll), not in the
 # web request.
 ASSAY_API_INLINE_RUN_BYTES = env_int("ASSAY_API_INLINE_RUN_BYTES", 8 * 1024 * 1024, minimum=0)
-# Per-process cache of ranked, indexed runs for the dashboards and the labelling pool.
-ASSAY_RUN_CACHE_BYTES = env_int("ASSAY_RUN_CACHE_MB", 512) * 1024**2
+
+
+CGROUP_MEMORY_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
+def machine_memory_mb(limit_files=CGROUP_MEMORY_LIMITS) -> int | None:
+    """This machine's memory, or the container's limit when lower (cgroup v2 or v1), in MiB;
+    None when neither can be read."""
+    sizes = []
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    for limit in limit_files:
+        with contextlib.suppress(OSError, ValueError):
+            sizes.append(int(Path(limit).read_text().strip()))  # "max": no limit, skipped
+    return min(sizes) // 1024**2 if sizes else None
+
+
+def default_run_cache_mb(memory_mb: int | None) -> int:
+    """A sixth of the memory, at least 512 MiB: a project of 1,000,000 documents needs
+    about 4 GiB for its warm pages to stay warm (docs/benchmarks.md, "Large on
+    PostgreSQL"); a small one only uses what it needs."""
+    return max(512, (memory_mb or 0) // 6)
+
+
+# Per-process cache of ranked, indexed runs, levels' units and what dashboards derive
+# from labels (numerics.array_cache): each web process and worker has its own.
+ASSAY_RUN_CACHE_BYTES = (
+    env_int("ASSAY_RUN_CACHE_MB", default_run_cache_mb(machine_memory_mb()), minimum=1) * 1024**2
+)
 # Each run's index at its own level, kept as a file so that a fresh process reads it
 # instead of building it (metrics.run_indexes); derived data, safe to delete.
 ASSAY_RUN_INDEX_DIR = Path(os.environ.get("ASSAY_RUN_INDEX_DIR", DATA_DIR / "run-index"))

@@ -8,7 +8,7 @@ from django.template.response import TemplateResponse
 from django.test import RequestFactory
 from django_htmx.middleware import HtmxMiddleware
 
-from config.settings import env_bool, env_int
+from config.settings import default_run_cache_mb, env_bool, env_int, machine_memory_mb
 from web.htmx import for_htmx
 
 
@@ -69,3 +69,15 @@ def test_csv_text_keeps_empty_cells_empty_and_formulas_as_text():
 
     text = csv_text(["a", "b", "c"], [["", "=1+1", 3]])
     assert text.splitlines() == ["a,b,c", ",'=1+1,3"]
+
+
+def test_the_run_cache_follows_the_memory_and_a_containers_limit(tmp_path):
+    machine = machine_memory_mb(limit_files=())
+    assert machine and machine > 0
+    unlimited, limited = tmp_path / "memory.max", tmp_path / "limit_in_bytes"
+    unlimited.write_text("max\n")
+    limited.write_text(f"{256 * 1024**2}\n")
+    assert machine_memory_mb(limit_files=(unlimited,)) == machine  # no limit: the machine
+    assert machine_memory_mb(limit_files=(unlimited, limited, tmp_path / "none")) == 256
+    # A sixth, at least 512 MiB: 24 GiB gives the 4,096 the large project was measured with.
+    assert [default_run_cache_mb(m) for m in (None, 256, 3072, 24 * 1024)] == [512, 512, 512, 4096]

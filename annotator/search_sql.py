@@ -4,9 +4,11 @@
   (migration 0003, ranked by bm25); shorter ones through the FTS5 gram tables
   (migration 0010), confirmed against the text the trigram table holds.
 - PostgreSQL: Han terms of any length and terms shorter than three characters through
-  the GIN-indexed grams (confirmed with ``strpos``); other terms through the pg_trgm GIN
-  indexes (``ILIKE``). Rows are ranked by how often the terms occur among the first
-  ``RANK_WINDOW`` matches (the index's order).
+  the GIN-indexed grams (confirmed with ``strpos``); terms of ASCII letters and digits
+  through the GIN-indexed words tables (migration 0017: the term expanded to the words
+  that contain it, exact, no recheck); other terms through the pg_trgm GIN indexes (``ILIKE``).
+  Rows are ranked by how often the terms occur among the first ``RANK_WINDOW`` matches
+  (the index's order).
 - Anything else: ``icontains`` through the ORM.
 
 Every value is a parameter; only constant fragments are put into the SQL.
@@ -102,6 +104,14 @@ class _Query:
                 "ORDER BY w.score, w.id LIMIT %s OFFSET %s"
             )
             return sql, [*self.params, window, limit, offset]
+        if self.texts_by_key:
+            sql = (
+                "SELECT w.id, count(*) OVER () FROM (SELECT m.id, "  # noqa: S608
+                f"{self.score} AS score FROM (SELECT {self.key} AS id FROM {self.source} "
+                f"WHERE {where} LIMIT %s) m JOIN {self.texts_by_key}) w "
+                "ORDER BY w.score DESC, w.id LIMIT %s OFFSET %s"
+            )
+            return sql, [*self.score_params, *self.params, window, limit, offset]
         sql = (
             "SELECT w.id, count(*) OVER () FROM (SELECT "  # noqa: S608
             f"{self.key} AS id, {self.score} AS score "
@@ -120,13 +130,22 @@ class _Query:
         the first ``cap`` matches; the first ``window()`` of them (the same rows
         ``select()`` ranks: one plan, the table's order) are ranked, all are counted."""
         where = " AND ".join(self.where)
+        window = self.window(offset, limit)
+        if self.texts_by_key:  # the matches are counted by key; the window's texts read
+            sql = (
+                "SELECT s.id, s.n FROM (SELECT m.id, s.text, m.n FROM (SELECT m.id, "  # noqa: S608
+                "count(*) OVER () AS n, row_number() OVER () AS rn FROM (SELECT "
+                f"{self.key} AS id FROM {self.source} WHERE {where} LIMIT %s) m) m "
+                f"JOIN {self.texts_by_key} WHERE m.rn <= %s) s "
+                f"ORDER BY {self.score} DESC, s.id LIMIT %s OFFSET %s"
+            )
+            return sql, [*self.params, cap, window, *self.score_params, limit, offset]
         sql = (
             "SELECT s.id, s.n FROM (SELECT m.id, m.text, count(*) OVER () AS n, "  # noqa: S608
-            "row_number() OVER () AS rn FROM (SELECT s.chunk_id AS id, s.text AS text "
+            f"row_number() OVER () AS rn FROM (SELECT {self.key} AS id, s.text AS text "
             f"FROM {self.source} WHERE {where} LIMIT %s) m) s WHERE s.rn <= %s "
             f"ORDER BY {self.score} DESC, s.id LIMIT %s OFFSET %s"
         )
-        window = self.window(offset, limit)
         return sql, [*self.params, cap, window, *self.score_params, limit, offset]
 
     key: str = "f.rowid"
@@ -135,6 +154,12 @@ class _Query:
     # it (50,000 case-folding tests for a common word, 0.3 s) because it thinks the test
     # cheap; both orders are the table's physical order, so the same rows come first.
     bitmap_only: bool = False
+    # PostgreSQL, a chunking's chunks: ``page_and_count`` ranks and counts in one pass.
+    one_pass: bool = False
+    # PostgreSQL's word index, every term served by it: the matches come from the narrow
+    # words table alone, and only the ranked window's texts are read, by key (``JOIN``
+    # this, on ``m.id``).
+    texts_by_key: str = ""
     # SQLite, one trigram term and nothing else: its bm25 computed here (``_bm25_page``)
     # from the window's texts, instead of by FTS5, whose bm25 reads every match of the
     # whole table once more (for the term's idf, the same for every row of one term).
@@ -223,25 +248,91 @@ def _sqlite_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
     )
 
 
+# Above this many words, a term (a piece common to many words: "ing") is served by the
+# trigram index: a GIN lookup of thousands of keys costs more than its candidates' check.
+MAX_WORDS_PER_TERM = 2000
+
+
+def _words_containing(term: str) -> list[str] | None:
+    """PostgreSQL: the words (migration 0017's list) that contain ``term``, a term of ASCII
+    letters and digits, or None when the word index cannot serve it (another character,
+    or more than ``MAX_WORDS_PER_TERM`` words). Such a term is contained in a text exactly
+    when it is contained in one of the text's words (the runs of ``[a-z0-9]`` of its
+    ``lower()``), so rows holding any of these words are its matches, with no recheck."""
+    if not (term.isascii() and term.isalnum()):
+        return None
+    with connection.cursor() as cursor:
+        # MATERIALIZED: the planner costs the whole match through the trigram index
+        # instead of betting that a scan of the list finds enough rows before the LIMIT
+        # (it reads lazily all the same). DISTINCT drops the rare duplicate that two
+        # imports adding the same new word at once leave behind.
+        cursor.execute(
+            "WITH w AS MATERIALIZED (SELECT word FROM annotator_search_word WHERE word LIKE %s) "
+            "SELECT DISTINCT word FROM (SELECT word FROM w LIMIT %s) w",
+            [f"%{term.lower()}%", MAX_WORDS_PER_TERM + 1],
+        )
+        words = [row[0] for row in cursor.fetchall()]
+    return sorted(words) if len(words) <= MAX_WORDS_PER_TERM else None
+
+
 def _postgres_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
     gram_terms = [t.lower() for t in terms if _is_han(t) or len(t) < MIN_TRIGRAM]
     trigram_terms = [t for t in terms if not (_is_han(t) or len(t) < MIN_TRIGRAM)]
-    if scope.documents:
-        source = "annotator_document_search s JOIN annotator_document d ON d.id = s.document_id"
-        where, key, texts = ["s.project_id = %s"], "d.id", ["d.title", "d.text"]
-        scored = "(d.title || ' ' || d.text)"
-    else:
-        source = "annotator_chunk_search s"
-        where, key, texts = ["s.chunking_id = %s"], "s.chunk_id", ["s.text"]
-        scored = "s.text"
-    params: list = [scope.key]
-    joiner = " OR " if any_term else " AND "
     if any_term and trigram_terms:
         gram_terms = []  # as on SQLite: the longer terms rank the pool
+    # Each trigram term's words (None: the trigram index serves it). Any of several terms
+    # (``any_term``) takes one index for all: the words only when every term has them.
+    words = {t: _words_containing(t) for t in trigram_terms}
+    if any_term and any(w is None for w in words.values()):
+        words = dict.fromkeys(trigram_terms)
+    by_words = any(w is not None for w in words.values())
+    # Every term served by the words: the matches come from the words table alone.
+    words_only = by_words and not gram_terms and all(w is not None for w in words.values())
+    if scope.documents:
+        table, row_key, texts = "annotator_document", "id", ["title", "text"]
+        scored = "(d.title || ' ' || d.text)"
+        source = "annotator_document_search s JOIN annotator_document d ON d.id = s.document_id"
+        where, key = ["s.project_id = %s"], "d.id"
+        if by_words:
+            source = (
+                "annotator_document_words w JOIN annotator_document_search s "
+                "ON s.document_id = w.document_id JOIN annotator_document d ON d.id = w.document_id"
+            )
+            where = ["w.project_id = %s"]
+        if words_only:
+            source, key = "annotator_document_words w", "w.document_id"
+        texts_by_key, alias = "annotator_document d ON d.id = m.id", "d"
+    else:
+        table, row_key, texts = "annotator_chunk_search", "chunk_id", ["text"]
+        scored = "s.text"
+        source, where, key = "annotator_chunk_search s", ["s.chunking_id = %s"], "s.chunk_id"
+        if by_words:
+            source = (
+                "annotator_chunk_words w JOIN annotator_chunk_search s ON s.chunk_id = w.chunk_id"
+            )
+            where, key = ["w.chunking_id = %s"], "w.chunk_id"
+        if words_only:
+            source = "annotator_chunk_words w"
+        texts_by_key, alias = "annotator_chunk_search s ON s.chunk_id = m.id", "s"
+    params: list = [scope.key]
+    joiner = " OR " if any_term else " AND "
     conditions: list[str] = []
     condition_params: list = []
     for term in trigram_terms:
-        conditions.append("(" + " OR ".join(f"{t} ILIKE %s" for t in texts) + ")")
+        if words[term] is None:
+            conditions.append("(" + " OR ".join(f"{alias}.{t} ILIKE %s" for t in texts) + ")")
+        else:
+            # A row with a word too long for the list is read by its text.
+            likes = " OR ".join(f"x.{t} ILIKE %s" for t in texts)
+            unworded = (
+                f"(w.words IS NULL AND EXISTS (SELECT 1 FROM {table} x "  # noqa: S608
+                f"WHERE x.{row_key} = {key} AND ({likes})))"
+            )
+            if words[term]:
+                conditions.append(f"(w.words && %s::text[] OR {unworded})")
+                condition_params.append(words[term])
+            else:
+                conditions.append(unworded)
         condition_params.extend([_like(term)] * len(texts))
     if gram_terms:
         where.append("(s.grams @@ %s::tsquery OR s.grams IS NULL)")
@@ -249,7 +340,9 @@ def _postgres_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
             (" | " if any_term else " & ").join(f"({postgres_tsquery(t)})" for t in gram_terms)
         )
         for term in gram_terms:
-            conditions.append("(" + " OR ".join(f"strpos(lower({t}), %s) > 0" for t in texts) + ")")
+            conditions.append(
+                "(" + " OR ".join(f"strpos(lower({alias}.{t}), %s) > 0" for t in texts) + ")"
+            )
             condition_params.extend([term] * len(texts))
     where.append("(" + joiner.join(conditions) + ")")
     params.extend(condition_params)
@@ -265,7 +358,18 @@ def _postgres_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
         )
         score_params = [p for t in all_terms for p in (t, t)]
     return _Query(
-        source, where, params, False, score, score_params, key=key, bitmap_only=not scope.documents
+        source,
+        where,
+        params,
+        False,
+        score,
+        score_params,
+        key=key,
+        # The word index is exact and narrow: the planner goes from it to the texts by
+        # key, which the bitmap-only settings would forbid.
+        bitmap_only=not scope.documents and not by_words,
+        one_pass=not scope.documents,
+        texts_by_key=texts_by_key if words_only else "",
     )
 
 
@@ -277,26 +381,35 @@ def _database_query(scope: Scope, terms: list[str], any_term: bool) -> _Query | 
     return None
 
 
+# PostgreSQL's planner settings for one search statement. JIT compiles a statement whose
+# estimated cost is high, as a search over 900,000 chunks' words is: 15–20 ms of compiling
+# for a statement of 40–70 ms (EXPLAIN ANALYZE at medium), with nothing to gain.
+_SEARCH_SETTINGS = {"jit": "off"}
+_BITMAP_ONLY = {"enable_indexscan": "off", "enable_seqscan": "off"}
+
+
 def _fetch_rows(sql: str, params: list, bitmap_only: bool = False) -> list[tuple]:
-    if not bitmap_only:
+    if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
+    wanted = {**_SEARCH_SETTINGS, **(_BITMAP_ONLY if bitmap_only else {})}
+    names = list(wanted)
     # SET LOCAL lasts to the end of the transaction (an outer one too): put it back after.
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
-            "SELECT current_setting('enable_indexscan'), current_setting('enable_seqscan'), "
-            "set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)"
+            "SELECT "
+            + ", ".join(f"current_setting('{n}'), set_config('{n}', %s, true)" for n in names),
+            [wanted[n] for n in names],
         )
-        index_scan, seq_scan = cursor.fetchone()[:2]
+        before = cursor.fetchone()[::2]
         try:
             cursor.execute(sql, params)
             return cursor.fetchall()
         finally:
             cursor.execute(
-                "SELECT set_config('enable_indexscan', %s, true), "
-                "set_config('enable_seqscan', %s, true)",
-                [index_scan, seq_scan],
+                "SELECT " + ", ".join(f"set_config('{n}', %s, true)" for n in names),
+                list(before),
             )
 
 
@@ -353,11 +466,11 @@ def matching_page(
         return ids, _orm(scope, terms, False)[:cap].count()
     if query.bm25_term is not None:
         return _bm25_page(query, offset, limit, cap, count)
-    if query.bitmap_only and query.window(offset, limit) < cap:
-        rows = _fetch_rows(*query.page_and_count(offset, limit, cap), True)
+    if query.one_pass and query.window(offset, limit) < cap:
+        rows = _fetch_rows(*query.page_and_count(offset, limit, cap), query.bitmap_only)
         if rows or offset == 0:
             return [row[0] for row in rows], rows[0][1] if rows else 0
-        return [], _fetch_rows(*query.count(cap), True)[0][0]
+        return [], _fetch_rows(*query.count(cap), query.bitmap_only)[0][0]
     rows = _fetch_rows(*query.select(offset, limit), query.bitmap_only)
     ids = [row[0] for row in rows]
     if rows and rows[0][1] < query.window(offset, limit):

@@ -1,6 +1,6 @@
 """The scale benchmark's bulk load (bench/scale_project.py) leaves PostgreSQL's search
-tables exactly as the triggers would have: same rows, same texts, same grams; the
-triggers on again and every GIN index back."""
+tables exactly as the triggers would have: same rows, same texts, same grams and words,
+every word in the word list; the triggers on again and every GIN index back."""
 
 import pytest
 from django.db import connection
@@ -21,11 +21,23 @@ _DIFFERENCES = """SELECT
         OR s.text IS DISTINCT FROM substr(d.text, c.start + 1, c."end" - c.start)
         OR s.grams IS DISTINCT FROM annotator_grams(s.text)
         OR s.chunking_id IS DISTINCT FROM c.chunking_id),
+    (SELECT count(*) FROM annotator_chunk c JOIN annotator_document d ON d.id = c.document_id
+     FULL JOIN annotator_chunk_words w ON w.chunk_id = c.id
+     WHERE c.id IS NULL OR w.chunk_id IS NULL OR w.chunking_id IS DISTINCT FROM c.chunking_id
+        OR w.words IS DISTINCT FROM
+           annotator_words(substr(d.text, c.start + 1, c."end" - c.start))),
+    (SELECT count(*) FROM annotator_document d
+     FULL JOIN annotator_document_words w ON w.document_id = d.id
+     WHERE d.id IS NULL OR w.document_id IS NULL OR w.project_id IS DISTINCT FROM d.project_id
+        OR w.words IS DISTINCT FROM annotator_words(d.title || ' ' || d.text)),
     (SELECT count(*) FROM annotator_document d
      FULL JOIN annotator_document_search s ON s.document_id = d.id
      WHERE d.id IS NULL OR s.document_id IS NULL OR s.project_id IS DISTINCT FROM d.project_id
         OR s.grams IS DISTINCT FROM annotator_grams(d.title) || annotator_grams(d.text)),
-    (SELECT count(*) FROM annotator_chunk_search)"""
+    (SELECT count(*) FROM annotator_chunk_search),
+    (SELECT count(*) FROM (SELECT unnest(words) FROM annotator_chunk_words
+                           UNION SELECT unnest(words) FROM annotator_document_words) w(word)
+     WHERE NOT EXISTS (SELECT 1 FROM annotator_search_word k WHERE k.word = w.word))"""
 
 
 def _state():
@@ -47,15 +59,15 @@ def test_bulk_search_tables_are_what_the_triggers_write(tiny):
     if connection.vendor != "postgresql":
         pytest.skip("the bulk load is PostgreSQL's (SQLite keeps its triggers)")
     indexes, triggers = _state()
-    assert len(indexes) == 5 and [on for _name, on in triggers] == ["O", "O", "O"]
+    assert len(indexes) == 7 and [on for _name, on in triggers] == ["O"] * 5
 
     generated = scale_project.generate("tiny", bulk_search=True)
 
     assert _state() == (indexes, triggers)  # indexes back, triggers on
     with connection.cursor() as cursor:
         cursor.execute(_DIFFERENCES)
-        wrong_chunks, wrong_documents, rows = cursor.fetchone()
-    assert (wrong_chunks, wrong_documents) == (0, 0)
+        *wrong, rows, unlisted_words = cursor.fetchone()
+    assert wrong == [0, 0, 0, 0] and unlisted_words == 0
     assert rows == 40 * 9 == generated.counts["chunks"]
     # Search finds through the rebuilt indexes what it finds through the triggers'.
     from annotator.models import Chunk, Document

@@ -132,6 +132,10 @@ def _objects(generated, *, create: bool = True) -> dict:
     job = JudgeJob.objects.filter(version__judge=judge).first()
     job_import = ImportJob.objects.filter(project=project).first()
     from answers.models import Answer, AnswerRun
+    from quality.dimensions import offer_source_quality
+
+    # The quality estimate's partial is fetched with a judge and a dimension.
+    dimension = offer_source_quality(project, unit="document")
 
     # An answer run with one answer (for the answers pages), made once in a kept project.
     answer_run, _new = AnswerRun.objects.get_or_create(
@@ -158,6 +162,7 @@ def _objects(generated, *, create: bool = True) -> dict:
         "job_id": job_import.pk,
         "judge": judge.pk,
         "job": job.pk,
+        "dimension": dimension.key,
     }
 
 
@@ -176,6 +181,8 @@ def _pages(objects: dict, generated) -> list[tuple[str, str]]:
             url = reverse(name, args=[slug, objects["job_id"]])
         if name == "annotator:document_span_boxes":
             url += "?start=0&end=8"
+        if name == "judges:quality_estimate":
+            url += f"?judge={objects['judge']}&dimension={objects['dimension']}"
         found.append((name, url))
     search = reverse("annotator:label_query_search", args=[slug, objects["query"]])
     from urllib.parse import quote

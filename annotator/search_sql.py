@@ -330,7 +330,9 @@ def _postgres_query(scope: Scope, terms: list[str], any_term: bool) -> _Query:
             )
             if words[term]:
                 conditions.append(f"(w.words && %s::text[] OR {unworded})")
-                condition_params.append(words[term])
+                # A chunk's words are kept with their chunking (migration 0017).
+                prefix = "" if scope.documents else f"{scope.key}:"
+                condition_params.append([prefix + w for w in words[term]])
             else:
                 conditions.append(unworded)
         condition_params.extend([_like(term)] * len(texts))

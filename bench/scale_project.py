@@ -408,7 +408,7 @@ _FILL_DOCUMENT_WORDS = """INSERT INTO annotator_document_words (document_id, pro
     FROM annotator_document WHERE project_id = %s AND id %% 2 = %s"""
 _CHUNK_TEXT = 'substr(d.text, c.start + 1, c."end" - c.start)'
 _FILL_CHUNK_WORDS = f"""INSERT INTO annotator_chunk_words (chunk_id, chunking_id, words)
-    SELECT c.id, c.chunking_id, annotator_words({_CHUNK_TEXT})
+    SELECT c.id, c.chunking_id, annotator_scoped_words(c.chunking_id, {_CHUNK_TEXT})
     FROM annotator_chunk c JOIN annotator_document d ON d.id = c.document_id
     WHERE d.project_id = %s AND c.id %% 2 = %s"""
 _FILL_CHUNKS = f"""INSERT INTO annotator_chunk_search
@@ -428,7 +428,7 @@ _CHECK = f"""SELECT
      WHERE s.chunk_id IS NULL OR s.text IS DISTINCT FROM {_CHUNK_TEXT}
         OR s.grams IS DISTINCT FROM annotator_grams({_CHUNK_TEXT})
         OR w.chunk_id IS NULL OR w.chunking_id IS DISTINCT FROM c.chunking_id
-        OR w.words IS DISTINCT FROM annotator_words({_CHUNK_TEXT})),
+        OR w.words IS DISTINCT FROM annotator_scoped_words(c.chunking_id, {_CHUNK_TEXT})),
     (SELECT count(*) FROM (SELECT id FROM annotator_document
         WHERE project_id = %(p)s AND id %% 997 = 0 OFFSET 0) k
      JOIN annotator_document d ON d.id = k.id

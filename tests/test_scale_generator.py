@@ -24,8 +24,8 @@ _DIFFERENCES = """SELECT
     (SELECT count(*) FROM annotator_chunk c JOIN annotator_document d ON d.id = c.document_id
      FULL JOIN annotator_chunk_words w ON w.chunk_id = c.id
      WHERE c.id IS NULL OR w.chunk_id IS NULL OR w.chunking_id IS DISTINCT FROM c.chunking_id
-        OR w.words IS DISTINCT FROM
-           annotator_words(substr(d.text, c.start + 1, c."end" - c.start))),
+        OR w.words IS DISTINCT FROM annotator_scoped_words(
+               c.chunking_id, substr(d.text, c.start + 1, c."end" - c.start))),
     (SELECT count(*) FROM annotator_document d
      FULL JOIN annotator_document_words w ON w.document_id = d.id
      WHERE d.id IS NULL OR w.document_id IS NULL OR w.project_id IS DISTINCT FROM d.project_id
@@ -35,7 +35,8 @@ _DIFFERENCES = """SELECT
      WHERE d.id IS NULL OR s.document_id IS NULL OR s.project_id IS DISTINCT FROM d.project_id
         OR s.grams IS DISTINCT FROM annotator_grams(d.title) || annotator_grams(d.text)),
     (SELECT count(*) FROM annotator_chunk_search),
-    (SELECT count(*) FROM (SELECT unnest(words) FROM annotator_chunk_words
+    (SELECT count(*) FROM (SELECT substr(x, strpos(x, ':') + 1)
+                           FROM annotator_chunk_words, unnest(words) AS x
                            UNION SELECT unnest(words) FROM annotator_document_words) w(word)
      WHERE NOT EXISTS (SELECT 1 FROM annotator_search_word k WHERE k.word = w.word))"""
 

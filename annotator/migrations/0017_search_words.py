@@ -3,8 +3,8 @@ exact index lookup instead of trigram candidates whose texts must all be read ag
 
 - ``annotator_words(text)``: the distinct runs of ``[a-z0-9]`` in ``lower(text)``; NULL
   when a run is longer than 100 characters (such rows are searched by their text).
-- ``annotator_chunk_words`` and ``annotator_document_words``: each chunk's and document's
-  words, GIN-indexed, kept by statement triggers on the chunks' search table and on the
+- ``annotator_chunk_words`` and ``annotator_document_words``: each chunk's words (as
+  ``<chunking id>:<word>``) and each document's, GIN-indexed, kept by statement triggers on the chunks' search table and on the
   documents. Tables of their own, not columns of the search tables: adding a column
   would rewrite every row of those tables and every entry of their trigram and bigram
   indexes (more than 20 minutes at 900,000 chunks, holding the table's lock), where
@@ -32,6 +32,14 @@ POSTGRES_FORWARD = [
         SELECT CASE WHEN bool_or(length(w) > {MAX_WORD}) THEN NULL
                     ELSE coalesce(array_agg(DISTINCT w), '{{}}') END
         FROM regexp_split_to_table(lower(t), '[^a-z0-9]+') AS w WHERE w <> '' $$""",
+    # A chunk's words are kept as "<chunking id>:<word>", so that a word's entry in the
+    # GIN index lists the chunks of one chunking only (a common word's other chunkings
+    # were four rows read and dropped for every one kept).
+    """CREATE FUNCTION annotator_scoped_words(scope bigint, t text) RETURNS text[]
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT CASE WHEN w IS NULL THEN NULL
+                    ELSE array(SELECT scope || ':' || x FROM unnest(w) AS x) END
+        FROM annotator_words(t) AS w $$""",
     "CREATE TABLE annotator_search_word (word text NOT NULL)",
     """CREATE TABLE annotator_chunk_words (
         chunk_id bigint PRIMARY KEY,
@@ -45,11 +53,12 @@ POSTGRES_FORWARD = [
     )""",
     # What is there already, read from the search tables and the documents.
     """INSERT INTO annotator_chunk_words (chunk_id, chunking_id, words)
-        SELECT chunk_id, chunking_id, annotator_words(text) FROM annotator_chunk_search""",
+        SELECT chunk_id, chunking_id, annotator_scoped_words(chunking_id, text)
+        FROM annotator_chunk_search""",
     f"""INSERT INTO annotator_document_words (document_id, project_id, words)
         SELECT d.id, d.project_id, {_DOCUMENT_WORDS.format(row="d")} FROM annotator_document d""",
     """INSERT INTO annotator_search_word (word)
-        SELECT unnest(words) FROM annotator_chunk_words
+        SELECT substr(w, strpos(w, ':') + 1) FROM annotator_chunk_words, unnest(words) AS w
         UNION SELECT unnest(words) FROM annotator_document_words""",
     "CREATE INDEX annotator_search_word_word ON annotator_search_word (word)",
     """CREATE INDEX annotator_search_word_trgm ON annotator_search_word
@@ -62,11 +71,13 @@ POSTGRES_FORWARD = [
     "CREATE INDEX annotator_document_words_project ON annotator_document_words (project_id)",
     """CREATE INDEX annotator_document_words_unworded ON annotator_document_words (project_id)
         WHERE words IS NULL""",
-    # The word list, from the rows written to either words table.
+    # The word list, from the rows written to either words table (a chunk's words without
+    # their chunking; a document's have no prefix, and no word holds a colon).
     """CREATE FUNCTION annotator_search_word_keep() RETURNS trigger
         LANGUAGE plpgsql AS $$ BEGIN
         INSERT INTO annotator_search_word (word)
-        SELECT n.w FROM (SELECT DISTINCT unnest(words) AS w FROM new_rows) n
+        SELECT n.w FROM (SELECT DISTINCT substr(x, strpos(x, ':') + 1) AS w
+                         FROM new_rows, unnest(words) AS x) n
         WHERE NOT EXISTS (SELECT 1 FROM annotator_search_word s WHERE s.word = n.w);
         RETURN NULL; END $$""",
     *(
@@ -80,14 +91,15 @@ POSTGRES_FORWARD = [
     """CREATE FUNCTION annotator_chunk_words_upsert() RETURNS trigger
         LANGUAGE plpgsql AS $$ BEGIN
         INSERT INTO annotator_chunk_words (chunk_id, chunking_id, words)
-        SELECT n.chunk_id, n.chunking_id, annotator_words(n.text) FROM new_rows n
+        SELECT n.chunk_id, n.chunking_id, annotator_scoped_words(n.chunking_id, n.text)
+        FROM new_rows n
         ON CONFLICT (chunk_id) DO UPDATE
             SET chunking_id = EXCLUDED.chunking_id, words = EXCLUDED.words;
         RETURN NULL; END $$""",
     """CREATE FUNCTION annotator_chunk_words_update() RETURNS trigger
         LANGUAGE plpgsql AS $$ BEGIN
         INSERT INTO annotator_chunk_words (chunk_id, chunking_id, words)
-        SELECT n.chunk_id, n.chunking_id, annotator_words(n.text)
+        SELECT n.chunk_id, n.chunking_id, annotator_scoped_words(n.chunking_id, n.text)
         FROM new_rows n JOIN old_rows o ON o.chunk_id = n.chunk_id
         WHERE o.text IS DISTINCT FROM n.text OR o.chunking_id IS DISTINCT FROM n.chunking_id
         ON CONFLICT (chunk_id) DO UPDATE
@@ -170,6 +182,7 @@ POSTGRES_BACKWARD = [
             "annotator_search_word_keep",
         )
     ),
+    "DROP FUNCTION IF EXISTS annotator_scoped_words(bigint, text)",
     "DROP FUNCTION IF EXISTS annotator_words(text)",
 ]
 

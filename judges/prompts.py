@@ -96,10 +96,16 @@ DEFAULT_GRADE_LABELS_ZH = {
 LANGUAGE_NAMES = {"en": "English", "zh": "Simplified Chinese"}
 
 
+_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
+
+
 def language_of(text: str) -> str:
-    """ "zh" when most letters of ``text`` are CJK characters, else "en"."""
-    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
-    letters = sum(1 for ch in text if ch.isalpha())
+    """ "zh" when most letters of ``text`` are CJK characters, else "en".
+
+    Counted in C (a regular expression, ``str.isalpha`` mapped): a cost estimate renders
+    the prompts of a thousand documents, and a loop over their characters took 0.4 s."""
+    cjk = len(_CJK.findall(text))
+    letters = sum(map(str.isalpha, text))
     return "zh" if letters and cjk * 2 >= letters else "en"
 
 

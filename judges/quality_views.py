@@ -20,7 +20,13 @@ from quality.models import QualityDimension
 from web.fields import MAX_WHOLE
 
 from .models import Judge
-from .quality_jobs import SCOPES, all_units, dimension_prompt, graded_by_people, plan_quality
+from .quality_jobs import (
+    SCOPES,
+    dimension_prompt,
+    graded_by_people,
+    plan_quality,
+    unit_count,
+)
 from .quality_jobs import start_quality as start_quality_job
 from .services import JudgeError
 
@@ -80,7 +86,7 @@ def quality_settings_section(*, project, membership) -> dict | None:
         "rows": [
             {
                 "dimension": d,
-                "units": len(all_units(d)),
+                "units": unit_count(d),
                 "people": len(graded_by_people(d)),
                 "prompt": dimension_prompt(d),
             }

@@ -179,7 +179,7 @@ def run_coverage(run, gold: Gold, k: int) -> Coverage:
     return coverage
 
 
-def _top_keys(run, units, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_keys(run, units, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(query pk, query pk · n units + unit index) of each of the run's top ``k`` rows
     per query at these units, in no particular order; from the run's index (its file,
     which the worker wrote after the import), so that the stored results are neither
@@ -261,7 +261,7 @@ def _shares(
     """Per query of ``query_pks`` (sorted gold query pks): each source's share of the
     run's top ``k``, and the unjudged share; ``gold_keys`` (sorted) holds at least the
     gold's keys of these queries."""
-    row_query, keys = _top_keys(run, gold.units, k)
+    row_query, keys = top_keys(run, gold.units, k)
     if query_pks.size < gold.query_pks.size:  # a few changed queries: only their rows
         mine = np.isin(row_query, query_pks)
         row_query, keys = row_query[mine], keys[mine]

@@ -39,10 +39,10 @@ def test_top_k_from_the_index_file_with_ties_at_the_cutoff(monkeypatch):
     def expected(pairs):
         return sorted(q.pk * width + position[d] for q, d in pairs)
 
-    query, keys = coverage._top_keys(run, units, 2)
+    query, keys = coverage.top_keys(run, units, 2)
     assert sorted(keys.tolist()) == expected([(q1, "d3"), (q1, "d2"), (q2, "d0")])
     assert sorted(query.tolist()) == sorted([q1.pk, q1.pk, q2.pk])
-    _query, keys = coverage._top_keys(run, units, 3)
+    _query, keys = coverage.top_keys(run, units, 3)
     assert sorted(keys.tolist()) == expected([(q1, "d3"), (q1, "d2"), (q1, "d1"), (q2, "d0")])
-    _query, keys = coverage._top_keys(run, units, 10)
+    _query, keys = coverage.top_keys(run, units, 10)
     assert np.unique(keys).size == 5

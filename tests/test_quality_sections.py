@@ -95,3 +95,63 @@ def test_annotators_see_no_one_elses_quality_agreement(login, personas, bench):
 
     membership = Membership.objects.get(user=personas["annotator"])
     assert agreement_section(project=personas["project"], membership=membership) is None
+
+
+def test_the_dashboard_derives_each_units_quality_once_and_again_after_a_change(
+    login, personas, bench, monkeypatch
+):
+    from annotator.caches import cache
+    from metrics import gain
+    from quality.grades import change_quality, source_for
+
+    graded = grade_sources(bench, personas)
+    cache.clear()
+    derived = []
+    original = gain._unit_quality
+    monkeypatch.setattr(gain, "_unit_quality", lambda *a: derived.append(1) or original(*a))
+    client = login(personas["owner"])
+    first = _section(client.get(url("dashboard", level="documents", k=3)), "quality/")
+    assert len(first["tables"][0]["rows"]) >= 2 and len(derived) == 1  # one for every run
+    client.get(url("dashboard", level="documents", k=3))
+    assert len(derived) == 1  # kept
+    change_quality(
+        dimension=graded["dimension"],
+        annotator=personas["annotator"],
+        source=source_for(graded["dimension"], bench["docs"][2]),
+        grade=3,
+    )
+    after = _section(client.get(url("dashboard", level="documents", k=3)), "quality/")
+    assert len(derived) == 2
+    shares = {
+        r["run"].name: {c["key"]: c["share"] for c in r["shares"]}
+        for r in after["tables"][0]["rows"]
+    }
+    assert shares["docs"]["unjudged"] == pytest.approx(0)  # site c is graded now
+
+
+def test_kept_units_and_their_count_follow_the_documents(personas, bench):
+    from annotator.models import Document
+    from judges.quality_jobs import _read_units, all_units, unit_count
+    from quality.dimensions import add_dimension
+
+    graded = grade_sources(bench, personas)
+    per_site = graded["dimension"]
+    per_document = add_dimension(
+        graded["project"], key="clarity", name="Clarity", max_grade=2, unit="document"
+    )
+
+    def agree() -> None:
+        for dimension in (per_site, per_document):
+            built = _read_units(dimension)  # from the documents, nothing kept
+            assert all_units(dimension) == built and unit_count(dimension) == len(built)
+
+    agree()
+    Document.objects.create(
+        project=graded["project"], doc_id="new", text="x", metadata={"site": "z"}
+    )
+    agree()  # a document added
+    doc = bench["docs"][5]
+    doc.metadata = {"site": "y"}  # a document changed in place: a reset
+    doc.save(update_fields=["metadata"])
+    agree()
+    assert [u.site for u in all_units(per_site)] == ["a", "b", "c", "y", "z"]

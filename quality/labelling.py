@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.middleware.csrf import get_token
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
@@ -117,8 +118,11 @@ def quality_rows(screen, documents: list[int]) -> dict[int, list[QualityRow]]:
     return rows
 
 
-def part_context(screen, rows: list[QualityRow], document_pk: int) -> dict:
-    """What ``quality/partials/card_quality.html`` draws for one document."""
+def part_context(
+    screen, rows: list[QualityRow], document_pk: int, *, csrf: str | None = None
+) -> dict:
+    """What ``card_html.draw_card_quality`` draws for one document. ``csrf``: the page's
+    form token, read once for a page of cards (each read masks it again)."""
     return {
         "rows": rows,
         "document": document_pk,
@@ -126,6 +130,7 @@ def part_context(screen, rows: list[QualityRow], document_pk: int) -> dict:
         "can_label": screen.can_label,
         "sees_all": screen.sees_all,
         "single": len(rows) == 1,
+        "csrf": csrf if csrf is not None else get_token(screen.request),
     }
 
 
@@ -133,8 +138,10 @@ def card_part(*, screen, documents: list[int]) -> dict[int, dict]:
     """The card part of every document (``annotator.screen_parts``)."""
     if screen.query is None:
         return {}
+    csrf = get_token(screen.request)
     return {
-        pk: part_context(screen, rows, pk) for pk, rows in quality_rows(screen, documents).items()
+        pk: part_context(screen, rows, pk, csrf=csrf)
+        for pk, rows in quality_rows(screen, documents).items()
     }
 
 

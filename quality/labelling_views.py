@@ -25,6 +25,7 @@ from annotator.labelling.screen import Screen, bad_request, member_view, text_er
 from annotator.models import Document
 from web.fields import WholeField
 
+from .card_html import draw_card_quality
 from .grades import (
     NothingToUndo,
     QualityConflict,
@@ -106,8 +107,8 @@ def _part(request, screen: Screen, document: Document, *, refused: dict | None =
     for row in rows:
         if refused and row.dimension.key == refused["dimension"]:
             row.refused = refused["message"]
-    context = screen.context(part=part_context(screen, rows, document.pk), **extra)
-    return TemplateResponse(request, PART, context)
+    part = draw_card_quality(part_context(screen, rows, document.pk))
+    return TemplateResponse(request, PART, screen.context(part=part, rows=rows, **extra))
 
 
 @member_view("GET", "POST")
@@ -157,7 +158,7 @@ def label_query_quality(request: HttpRequest, screen: Screen) -> HttpResponse:
     if not request.htmx:
         return redirect(screen.safe_next(screen.url("label_query")))
     response = _part(request, screen, document)
-    rows = response.context_data["part"]["rows"]
+    rows = response.context_data["rows"]
     row = next(r for r in rows if r.dimension.pk == dimension.pk)
     response.context_data["message"] = saved_message(row)
     if change.history is not None:

@@ -37,10 +37,11 @@ def register_all() -> None:
     from annotator.extensions import register_card_part, register_undoer
     from web.sections import register_section
 
+    from .card_html import draw_card_quality
     from .labelling import card_part
     from .labelling_views import undo_from_screen
 
     # No dimension, no quality row: the membership read says so, not a query per answer.
-    register_card_part("quality/partials/card_quality.html", card_part, has_dimensions)
+    register_card_part(draw_card_quality, card_part, has_dimensions)
     register_undoer(undo_from_screen)
     register_section("labelling", "quality/partials/labelling_keys.html", labelling_section)

@@ -302,8 +302,11 @@ def _commands(objects: dict, folder: Path) -> dict[str, float]:
             ["import_project", str(folder / "backup.zip"), "--slug", f"{slug}-copy"],
         ),
     ]
+    skipped = {n for n in os.environ.get("ASSAY_SCALE_SKIP_COMMANDS", "").split(",") if n}
     timings = {}
     for name, args in steps:
+        if name in skipped:
+            continue
         started = time.perf_counter()
         try:
             call_command(*args, **quiet)
@@ -379,6 +382,7 @@ def run_one(
     data: str | None,
     pages: str = "",
     commands: bool = True,
+    skip_commands: str = "",
 ) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assay-scale-{size}-") as scratch:
         folder = scratch
@@ -389,6 +393,7 @@ def run_one(
         env = _env(folder, backend, size)
         env["ASSAY_SCALE_PAGES"] = pages
         env["ASSAY_SCALE_COMMANDS"] = "1" if commands else "0"
+        env["ASSAY_SCALE_SKIP_COMMANDS"] = skip_commands
         reuse = (Path(folder) / "generated.json").is_file()
         if backend == "postgres" and not reuse:
             _psql(f"DROP DATABASE IF EXISTS assay_scale_{size}")
@@ -608,6 +613,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_false",
         help="measure the pages only (the commands add to the kept project)",
     )
+    parser.add_argument(
+        "--skip-commands",
+        default="",
+        help="comma-separated names of commands not to time (export_project,import_project: "
+        "a whole-project backup and restore take an hour or more at large)",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--chart", default=str(ROOT / "docs" / "scale.svg"))
     options = parser.parse_args(argv)
@@ -625,6 +636,7 @@ def main(argv: list[str] | None = None) -> None:
                 options.data,
                 options.pages,
                 options.commands,
+                options.skip_commands,
             )
             print(f"  done in {result['seconds']} s", file=sys.stderr, flush=True)
             results.append(result)

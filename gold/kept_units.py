@@ -27,7 +27,7 @@ def kept_units(key: tuple, build: Callable[[], Units]) -> Units:
     # Dots, not dashes: no pattern of a run's files (``{database}-{run}-…``) matches these.
     stem = f"units.{kept_files.database_key()}.{project_pk}.{created}.{level_key}"
     path = kept_files.folder() / f"{stem}.{count}.{reset}.npy"
-    arrays = kept_files.read_arrays(path, 6)
+    arrays = kept_files.read_arrays(path, 7)
     units = None if arrays is None else _units_of(level, arrays)
     if units is None:
         units = build()
@@ -39,36 +39,48 @@ def kept_units(key: tuple, build: Callable[[], Units]) -> Units:
 
 
 def _arrays_of(units: Units) -> list[np.ndarray]:
-    """The ids as one UTF-8 buffer with each id's byte length, then the four int arrays."""
+    """The ids as one UTF-8 buffer with each id's byte length, the four int arrays, then
+    the ids' byte-order codes (sorting millions of ids is most of a first render's time)."""
     ids = [i.encode() for i in units.ids.tolist()]
     lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
     text = np.frombuffer(b"".join(ids), dtype=np.uint8)
-    return [lengths, text, units.pk, units.document, units.start, units.end]
+    return [lengths, text, units.pk, units.document, units.start, units.end, units.codes]
 
 
 def _units_of(level: str, arrays: list[np.ndarray]) -> Units | None:
     """Units from ``_arrays_of``'s arrays; None when they do not hold together."""
-    from .units import Units  # it imports this module
+    from .units import Units, fingerprint_of  # it imports this module
 
-    lengths, text, *spans = arrays
+    lengths, text, *spans, codes = arrays
     n = lengths.size
     if lengths.dtype.kind not in "iu" or text.dtype != np.uint8:
         return None
-    if any(a.ndim != 1 or a.size != n or a.dtype.kind not in "iu" for a in spans):
+    if any(a.ndim != 1 or a.size != n or a.dtype.kind not in "iu" for a in [*spans, codes]):
         return None
     if (lengths < 0).any() or int(lengths.sum()) != text.size:
         return None
-    ends = np.cumsum(lengths).tolist()
-    starts = [0, *ends[:-1]] if ends else []
+    if n and (codes.min() < 0 or codes.max() >= n or (np.bincount(codes, minlength=n) != 1).any()):
+        return None  # not a permutation of 0 .. n-1
+    ends = np.cumsum(lengths)
     joined = text.tobytes()
+    bounds = ends.tolist()
+    starts = [0, *bounds[:-1]] if bounds else []
     try:
-        ids = [joined[a:b].decode() for a, b in zip(starts, ends, strict=True)]
+        ids = [joined[a:b].decode() for a, b in zip(starts, bounds, strict=True)]
     except UnicodeDecodeError:
         return None
     id_array = np.empty(n, dtype=object)
     id_array[:] = ids
     pk, document, start, end = (a.astype(np.int64, copy=False) for a in spans)
-    return Units(level, id_array, pk, document, start, end)
+    units = Units(level, id_array, pk, document, start, end)
+    # What the units would derive from their ids, taken from the file instead (a cached
+    # property's value lives in the instance's __dict__, frozen or not).
+    codes = codes.astype(np.int64, copy=False)
+    codes.flags.writeable = False
+    units.__dict__["codes"] = codes
+    separated = np.insert(text, ends[:-1], 0).tobytes()  # the ids joined by NUL bytes
+    units.__dict__["fingerprint"] = fingerprint_of(level, separated, (pk, document, start, end))
+    return units
 
 
 def prune() -> int:

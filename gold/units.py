@@ -31,6 +31,7 @@ from annotator.models import Chunk, Chunking, ChunkingFigures, Judgment, Project
 from annotator.revisions import revision
 from annotator.sources import Sources, resolve_sources
 from numerics.consensus import NO_CONSENSUS, consensus_grades
+from numerics.id_order import byte_order_codes
 from numerics.mapping import MappingPolicy, best_evidence, map_pairs
 from numerics.spans import SpanArrays
 
@@ -62,18 +63,37 @@ class Units:
 
     @cached_property
     def nbytes(self) -> int:
-        """Approximate memory held (what the per-process caches bound by)."""
-        text = sum(len(i) + 50 for i in self.ids.tolist())  # str objects and their pointers
-        return text + sum(a.nbytes for a in (self.pk, self.document, self.start, self.end))
+        """Approximate memory held (what the per-process caches bound by), the byte-order
+        codes included whether read yet or not."""
+        text = sum(map(len, self.ids.tolist())) + 50 * self.ids.size  # str objects, pointers
+        arrays = (self.pk, self.document, self.start, self.end)
+        return text + sum(a.nbytes for a in arrays) + 8 * self.ids.size
 
     @cached_property
     def fingerprint(self) -> str:
         """Identifies these units (level, ids, pks and spans) for caches of derived arrays."""
-        digest = hashlib.blake2b(self.level.encode(), digest_size=16)
-        digest.update("\0".join(self.ids.tolist()).encode())
-        for array in (self.pk, self.document, self.start, self.end):
-            digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
-        return digest.hexdigest()
+        return fingerprint_of(
+            self.level,
+            "\0".join(self.ids.tolist()).encode(),
+            (self.pk, self.document, self.start, self.end),
+        )
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """Each unit's code in the byte order of the ids (trec_eval's tie order,
+        ``numerics.id_order``); read-only. A units file keeps them (``kept_units``)."""
+        code = byte_order_codes(self.ids)
+        code.flags.writeable = False
+        return code
+
+
+def fingerprint_of(level: str, joined_ids: bytes, arrays) -> str:
+    """``Units.fingerprint`` from the ids joined by NUL bytes, UTF-8, and the four arrays."""
+    digest = hashlib.blake2b(level.encode(), digest_size=16)
+    digest.update(joined_ids)
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

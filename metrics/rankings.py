@@ -57,14 +57,9 @@ def lookup(sorted_keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def unit_codes(units: Units) -> np.ndarray:
-    """Unit index → code whose order is the unit ids' byte order (trec_eval's); cached."""
-
-    def compute() -> np.ndarray:
-        code = byte_order_codes(units.ids)
-        code.flags.writeable = False
-        return code
-
-    return cache.get(("code", units.fingerprint), compute)
+    """Unit index → code whose order is the unit ids' byte order (trec_eval's); kept with
+    the units (and in their file)."""
+    return units.codes
 
 
 def storage_order(run: Run, query_pk, item_pk, score) -> np.ndarray:

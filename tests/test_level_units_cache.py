@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from annotator.models import Chunk, Chunking, Document
 from gold.units import DOCUMENTS, PAGES, level_units, units_for_level
+from metrics.rankings import unit_codes
+from numerics.id_order import byte_order_codes
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +86,7 @@ def _unit_files(settings, project):
 
 @pytest.mark.parametrize("level", [DOCUMENTS, PAGES, "c"])
 def test_a_new_process_reads_the_units_from_their_file_not_the_database(
-    personas, settings, tmp_path, level
+    personas, settings, tmp_path, level, monkeypatch
 ):
     settings.ASSAY_RUN_INDEX_DIR = tmp_path
     project = personas["project"]
@@ -101,8 +103,12 @@ def test_a_new_process_reads_the_units_from_their_file_not_the_database(
     written, reads = _reads(project, level, table)
     assert reads == 1 and len(_unit_files(settings, project)) == 1
     _new_process()
+    sorted_ids = []
+    monkeypatch.setattr("gold.units.byte_order_codes", lambda ids: sorted_ids.append(ids))
     units, reads = _reads(project, level, table)
     assert reads == 0  # from the file
+    assert unit_codes(units).tolist() == byte_order_codes(list(written.ids)).tolist()
+    assert sorted_ids == []  # the codes came from the file too
     assert _same(units, written) and _same(units, units_for_level(project, level))
     assert units.ids.dtype == object and list(units.ids) == list(written.ids)
 
@@ -160,7 +166,26 @@ def test_units_come_back_from_their_arrays_unchanged(ids):
     spans = [np.arange(n, dtype=np.int64) * k for k in (1, 2, 3, 4)]
     units = Units("c", id_array, *spans)
     back = _units_of("c", _arrays_of(units))
-    assert back is not None and list(back.ids) == ids and back.fingerprint == units.fingerprint
+    assert back is not None and list(back.ids) == ids
+    # Taken from the file, not derived again: the same as the units derive.
+    assert {"codes", "fingerprint"} <= set(back.__dict__)
+    assert back.fingerprint == units.fingerprint
+    assert back.codes.tolist() == byte_order_codes(ids).tolist()
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [[0, 0, 1], [0, 1, 3], [-1, 0, 1], [0, 1]],  # a repeat, out of range, negative, short
+)
+def test_a_units_file_whose_codes_are_not_a_permutation_is_not_used(codes):
+    from gold.kept_units import _arrays_of, _units_of
+    from gold.units import Units
+
+    ids = np.array(["b", "a", "c"], dtype=object)
+    units = Units("c", ids, *[np.arange(3, dtype=np.int64)] * 4)
+    arrays = _arrays_of(units)
+    assert _units_of("c", arrays) is not None
+    assert _units_of("c", [*arrays[:-1], np.array(codes, dtype=np.int64)]) is None
 
 
 def test_the_units_files_of_a_deleted_project_are_pruned(personas, settings, tmp_path):

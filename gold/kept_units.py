@@ -62,11 +62,14 @@ def _units_of(level: str, arrays: list[np.ndarray]) -> Units | None:
     if n and (codes.min() < 0 or codes.max() >= n or (np.bincount(codes, minlength=n) != 1).any()):
         return None  # not a permutation of 0 .. n-1
     ends = np.cumsum(lengths)
-    joined = text.tobytes()
-    bounds = ends.tolist()
-    starts = [0, *bounds[:-1]] if bounds else []
+    separated = _joined_by_nul(text, ends).tobytes()
     try:
-        ids = [joined[a:b].decode() for a, b in zip(starts, bounds, strict=True)]
+        if n and not (text == 0).any():  # one split in C (millions of ids: a second less)
+            ids = separated.decode().split("\0")
+        else:
+            joined, bounds = text.tobytes(), ends.tolist()
+            starts = [0, *bounds[:-1]] if bounds else []
+            ids = [joined[a:b].decode() for a, b in zip(starts, bounds, strict=True)]
     except UnicodeDecodeError:
         return None
     id_array = np.empty(n, dtype=object)
@@ -78,9 +81,21 @@ def _units_of(level: str, arrays: list[np.ndarray]) -> Units | None:
     codes = codes.astype(np.int64, copy=False)
     codes.flags.writeable = False
     units.__dict__["codes"] = codes
-    separated = np.insert(text, ends[:-1], 0).tobytes()  # the ids joined by NUL bytes
     units.__dict__["fingerprint"] = fingerprint_of(level, separated, (pk, document, start, end))
     return units
+
+
+def _joined_by_nul(text: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The ids' UTF-8 bytes with a NUL byte between each two (``"\\0".join(ids)``): the
+    text's bytes are written around the separators' places (``np.insert`` took seconds)."""
+    if ends.size < 2:
+        return text
+    separators = ends[:-1] + np.arange(ends.size - 1)  # their places in the output
+    out = np.zeros(text.size + separators.size, dtype=np.uint8)
+    keep = np.ones(out.size, dtype=bool)
+    keep[separators] = False
+    out[keep] = text
+    return out
 
 
 def prune() -> int:

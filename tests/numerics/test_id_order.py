@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.id_order import PIECE_BYTES, byte_order_codes
+from numerics.id_order import PIECE_BYTES, SMALL, byte_order_codes
 
 
 def _definition(ids: list[str]) -> list[int]:
@@ -29,11 +29,25 @@ IDS = st.lists(
     ),
     max_size=40,
 )
+MANY_IDS = st.lists(
+    st.sampled_from(
+        ["a", "a\x00", "b", "d9", "d10", "文", PREFIX + "a", PREFIX, PREFIX * 3 + "a\x00文"]
+    ),
+    min_size=300,
+    max_size=400,
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(ids=IDS)
 def test_codes_follow_byte_order_with_equal_ids_in_input_order(ids):
+    assert byte_order_codes(ids).tolist() == _definition(ids)
+
+
+@settings(max_examples=30, deadline=None)
+@given(ids=MANY_IDS)
+def test_more_ids_than_python_sorts_alone_follow_byte_order(ids):
+    assert len(ids) > SMALL
     assert byte_order_codes(ids).tolist() == _definition(ids)
 
 

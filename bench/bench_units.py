@@ -17,10 +17,10 @@ Needs Django set up (``gold.units`` is a Django module); no database is touched.
 from __future__ import annotations
 
 import os
-import statistics
-import time
 
 import numpy as np
+
+from bench.bench_measures import median_time
 
 N_CHUNKS = 5_000_000
 N_URLS = 1_000_000
@@ -32,15 +32,6 @@ def _ids(n: int, pattern: str, seed: int = 5) -> np.ndarray:
     ids = np.empty(n, dtype=object)
     ids[:] = [pattern.format(i // 5, i % 5, i) for i in order.tolist()]
     return ids
-
-
-def _median(step, repeats: int = REPEATS) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -64,8 +55,8 @@ def main() -> None:
     print("| step | seconds |")
     print("|---|---:|")
     for name, ids in [(f"{N_CHUNKS:,} chunk ids", chunks), (f"{N_URLS:,} URLs", urls)]:
-        ours = _median(lambda ids=ids: byte_order_codes(ids))
-        python = _median(lambda ids=ids: python_sort(ids), 1)
+        ours = median_time(lambda ids=ids: byte_order_codes(ids), REPEATS)
+        python = median_time(lambda ids=ids: python_sort(ids), 1)
         print(f"| byte-order codes, {name} | {ours:.2f} |")
         print(f"| Python sort of the encoded ids, {name} | {python:.2f} |")
     units = Units("c", chunks, *[np.arange(N_CHUNKS, dtype=np.int64)] * 4)
@@ -75,9 +66,8 @@ def main() -> None:
         back = _units_of("c", arrays)
         return back.fingerprint, back.codes, back.nbytes
 
-    print(
-        f"| units from their file and first use, {N_CHUNKS:,} chunks | {_median(first_use):.2f} |"
-    )
+    seconds = median_time(first_use, REPEATS)
+    print(f"| units from their file and first use, {N_CHUNKS:,} chunks | {seconds:.2f} |")
 
 
 if __name__ == "__main__":

@@ -38,10 +38,7 @@ def byte_order_codes(ids: Sequence[str]) -> np.ndarray:
     encoded = [str(i).encode() for i in ids]
     n = len(encoded)
     if n <= SMALL:  # a few ids: Python's sort is quicker than setting up the pieces
-        order = np.array(sorted(range(n), key=encoded.__getitem__), dtype=np.int64)
-        code = np.empty(n, dtype=np.int64)
-        code[order] = np.arange(n)
-        return code
+        return _codes_of(np.array(sorted(range(n), key=encoded.__getitem__), dtype=np.int64))
     order = np.arange(n)
     longest = max(map(len, encoded), default=0)
     # ``tied``: sorted positions whose ids are equal so far to a neighbour's, ascending;
@@ -51,9 +48,13 @@ def byte_order_codes(ids: Sequence[str]) -> np.ndarray:
     while tied.size > 1 and offset < max(longest, 1):
         members = order[tied]
         width = min(-(-(longest - offset) // 8) * 8, PIECE_BYTES) or 8
-        piece = np.array(
-            [encoded[i][offset : offset + width] for i in members.tolist()], dtype=f"S{width}"
-        )
+        if offset == 0:  # every id, in input order: numpy cuts the first piece in C
+            piece = np.array(encoded, dtype=f"S{width}")
+        else:
+            piece = np.array(
+                [encoded[i][offset : offset + width] for i in members.tolist()],
+                dtype=f"S{width}",
+            )
         words = piece.view(">u8").reshape(members.size, width // 8)
         keys = [np.ascontiguousarray(words[:, k]).astype(np.uint64) for k in range(width // 8)]
         ranked = np.arange(members.size)
@@ -73,8 +74,13 @@ def byte_order_codes(ids: Sequence[str]) -> np.ndarray:
             members = order[at].tolist()  # input order among equals (stable sorts)
             members.sort(key=encoded.__getitem__)
             order[at] = members
-    code = np.empty(n, dtype=np.int64)
-    code[order] = np.arange(n)
+    return _codes_of(order)
+
+
+def _codes_of(order: np.ndarray) -> np.ndarray:
+    """The inverse permutation: ``code[order[k]] = k``, each id's place in sorted order."""
+    code = np.empty(order.size, dtype=np.int64)
+    code[order] = np.arange(order.size)
     return code
 
 

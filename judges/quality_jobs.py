@@ -286,6 +286,14 @@ def prompts_for(dimension: QualityDimension, template: str, units: list[Unit]) -
         wanted = {pk for pks in site_documents.values() for pk in pks}
         loaded = chosen.filter(pk__in=wanted).in_bulk()
         site_documents = {s: [loaded[pk] for pk in pks] for s, pks in site_documents.items()}
+    # The same for every unit: worked out once (a cost estimate renders a thousand prompts).
+    common = {
+        "dimension": dimension.name,
+        "scale": _scale(dimension),
+        "max_grade": str(dimension.max_grade),
+        "guidelines": project.guidelines,
+    }
+    templates = {language: quality_template_for(template, language) for language in ("en", "zh")}
     prompts = {}
     for unit in units:
         if unit.document is not None:
@@ -311,15 +319,8 @@ def prompts_for(dimension: QualityDimension, template: str, units: list[Unit]) -
                     MAX_PASSAGE_CHARS,
                 ),
             }
-        values.update(
-            {
-                "dimension": dimension.name,
-                "scale": _scale(dimension),
-                "max_grade": str(dimension.max_grade),
-                "guidelines": project.guidelines,
-            }
-        )
-        prompts[unit] = render(quality_template_for(template, language_of(values["text"])), values)
+        values.update(common)
+        prompts[unit] = render(templates[language_of(values["text"])], values)
     return prompts
 
 

@@ -306,6 +306,10 @@ def default_run_cache_mb(memory_mb: int | None) -> int:
 ASSAY_RUN_CACHE_BYTES = (
     env_int("ASSAY_RUN_CACHE_MB", default_run_cache_mb(machine_memory_mb()), minimum=1) * 1024**2
 )
+# After a request during which the garbage collector's full collection took this many
+# milliseconds or more, what the process keeps (modules, templates, the cache above) is
+# frozen out of later full collections (operations.long_lived); 0 turns it off.
+ASSAY_GC_FREEZE_MS = env_int("ASSAY_GC_FREEZE_MS", 10)
 # Each run's index at its own level, kept as a file so that a fresh process reads it
 # instead of building it (metrics.run_indexes); derived data, safe to delete.
 ASSAY_RUN_INDEX_DIR = Path(os.environ.get("ASSAY_RUN_INDEX_DIR", DATA_DIR / "run-index"))

@@ -171,6 +171,10 @@ def upload(browser: Browser, slug: str, fields: dict, file_name: str, data: byte
     return status
 
 
+def stored_keys(s3) -> list[str]:
+    return [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+
+
 def finished(kind: str, seconds: float = 120) -> ImportJob:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -205,8 +209,13 @@ def test_two_app_servers_share_files_and_data(machines, object_store, tmp_path):
     job = finished("files")
     assert job.status == "done", job.errors
     document = project.documents.get(doc_id="seal.pdf")
-    stored = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+    stored = stored_keys(s3)
     assert any(key.startswith(f"assay/originals/{project.pk}/") for key in stored), stored
+    # The worker removes the upload right after it marks the job done: wait for it.
+    deadline = time.monotonic() + 30
+    while any(key.startswith("assay/uploads/") for key in stored) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        stored = stored_keys(s3)
     assert not any(key.startswith("assay/uploads/") for key in stored), "the upload is removed"
 
     # … is shown by server B: its page, a page image and the original download.

@@ -105,7 +105,7 @@ def _labelling_part(context, card, position) -> str:
     if refused and draft_note is None:
         out.append(f'<p class="refused" role="alert">{_e(refused)}</p>')
     out.append("\n  ")
-    out.extend(_e(html) for html in card.extras)
+    out.extend(_e(part) for part in card.extras)
     opened = " open" if card.note or draft_note is not None else ""
     out.append(f'\n  <details class="note"{opened}>\n    <summary>{_("Note")} <kbd>n</kbd>')
     if card.note:
@@ -198,7 +198,7 @@ def card_html(context, card, position) -> SafeString:
     if context.get("can_label"):
         out.append(_labelling_part(context, card, position))
     else:
-        out.extend(_e(html) for html in card.extras)
+        out.extend(_e(part) for part in card.extras)
         if card.note:
             out.append(f'<p class="note-text">{_e(card.note)}</p>')
     out.append("\n  ")

@@ -37,6 +37,33 @@ def browser():
 
 FAILURES = Path(__file__).resolve().parents[2] / "build" / "browser-failures"
 
+# What the page saw besides its requests, for the trail of a failed test: the keys that
+# reached it (and where the focus was), the label-change events (from a save's answer or
+# from another tab) and the requests htmx queued or dropped.
+TRAIL_EVENTS = """
+(() => {
+  const say = (...parts) => console.debug("[trail]", ...parts);
+  const where = () => {
+    const el = document.activeElement;
+    return el ? el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") : "none";
+  };
+  document.addEventListener("keydown", (e) => say("key", e.key, "focus", where()), true);
+  for (const name of ["labels-changed", "htmx:sendAbort", "htmx:abort", "htmx:validateUrl:false"]) {
+    document.addEventListener(name, (e) => {
+      const detail = e.detail || {};
+      say(name, JSON.stringify({ ...detail, elt: undefined, target: undefined, xhr: undefined }));
+    }, true);
+  }
+  document.addEventListener("htmx:beforeRequest", (e) => {
+    const d = e.detail || {};
+    const verb = d.requestConfig && d.requestConfig.verb;
+    say("htmx request", verb, d.pathInfo && d.pathInfo.requestPath);
+  }, true);
+  const confirmed = (e) => say("htmx confirm", e.detail && e.detail.path);
+  document.addEventListener("htmx:confirm", confirmed, true);
+})();
+"""
+
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
@@ -55,6 +82,7 @@ def page(browser, request):
     are written to ``build/browser-failures/`` and printed, so that a failure seen once
     (in CI, say) can be read afterwards."""
     context = browser.new_context(locale="en-US")
+    context.add_init_script(script=TRAIL_EVENTS)
     page = context.new_page()
     page.set_default_timeout(15000)
     blocked: list[str] = []

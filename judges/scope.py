@@ -20,7 +20,8 @@ from gold.units import DOCUMENTS, annotator_unit_grades
 from metrics.evaluation import level_units as _units
 from metrics.label_state import counted_labels, label_state
 from metrics.models import Run
-from metrics.rankings import cache, can_evaluate, ranked_run, run_version
+from metrics.rankings import cache, can_evaluate, run_version
+from metrics.run_indexes import top_rows
 
 SAMPLE_SEED = 20240
 
@@ -139,14 +140,13 @@ class _Kept:
 def _pool(runs: list[Run], depth: int, units, query_pks: set[int] | None) -> tuple:
     parts = []
     for order, run in enumerate(runs):
-        ranked = ranked_run(run, units)
-        sizes = np.diff(ranked.bounds)
-        rank = np.arange(ranked.item.size) - np.repeat(ranked.bounds[:-1], sizes)
-        query = np.repeat(ranked.query, sizes)
-        keep = rank < depth
+        # From the run's index (the worker's file): a first estimate in a process read
+        # and ranked every run's stored results (1.4 s of a profiled 2.6 s at *medium*).
+        query, rank, unit = top_rows(run, units, depth)
         if query_pks is not None:
-            keep &= np.isin(query, np.fromiter(query_pks, dtype=np.int64))
-        parts.append((query[keep], np.full(int(keep.sum()), order), rank[keep], ranked.item[keep]))
+            keep = np.isin(query, np.fromiter(query_pks, dtype=np.int64))
+            query, rank, unit = query[keep], rank[keep], unit[keep]
+        parts.append((query, np.full(query.size, order), rank, unit))
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty

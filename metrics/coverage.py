@@ -20,7 +20,7 @@ from numerics.mapping import MappingPolicy
 
 from .evaluation import Gold
 from .label_state import counted_labels
-from .rankings import cache, lookup, run_version, unit_codes
+from .rankings import cache, lookup, run_version
 
 UNJUDGED = "unjudged"
 
@@ -184,18 +184,11 @@ def top_keys(run, units, k: int) -> tuple[np.ndarray, np.ndarray]:
     per query at these units, in no particular order; from the run's index (its file,
     which the worker wrote after the import), so that the stored results are neither
     read nor ranked again, and kept per process: it does not depend on the labels."""
-    from .run_indexes import run_index  # it imports this app's rankings
+    from .run_indexes import top_rows  # it imports this app's rankings
 
     def compute():
-        index = run_index(run, units)
-        n_items = max(index.n_items, 1)
-        position = index.sorted_key // n_items
-        top = index.row_of_key - index.start[position] < k
-        code = index.sorted_key[top] % n_items
-        unit_of_code = np.empty(len(units.ids), dtype=np.int64)
-        unit_of_code[unit_codes(units)] = np.arange(len(units.ids))
-        row_query = index.query[position[top]]
-        return _TopKeys(row_query, row_query * max(len(units.ids), 1) + unit_of_code[code])
+        row_query, _rank, unit = top_rows(run, units, k)
+        return _TopKeys(row_query, row_query * max(len(units.ids), 1) + unit)
 
     kept = cache.get(("coverage-top", *run_version(run), units.fingerprint, k), compute)
     return kept.row_query, kept.keys

@@ -37,6 +37,23 @@ def run_index(run: Run, units: Units) -> RunIndex:
     return cache.get(key, lambda: _read_or_build(run, units))
 
 
+def top_rows(run: Run, units: Units, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query pk, rank from 0, unit index) of each query's top ``k`` rows of the run at
+    these units (trec_eval's order, ties broken as it does), grouped by query, in no
+    particular order within a query; from the run's index, so that the stored results
+    are neither read nor ranked again."""
+    index = run_index(run, units)
+    # The sorted keys are grouped by query position (position · n_items + item), count[i]
+    # of them for the i-th query: each key's position without dividing.
+    position = np.repeat(np.arange(index.query.size), index.count)
+    rank = index.row_of_key - index.start[position]
+    top = rank < k
+    unit_of_code = np.empty(len(units.ids), dtype=np.int64)
+    unit_of_code[unit_codes(units)] = np.arange(len(units.ids))
+    code = index.sorted_key[top] % max(index.n_items, 1)
+    return index.query[position[top]], rank[top], unit_of_code[code]
+
+
 def keep_file(run: Run, units: Units) -> None:
     """Write the run's index file at these units unless it is there: what the worker does
     after an import (nothing is kept in the process's own cache)."""

@@ -48,10 +48,8 @@ def top_rows(run: Run, units: Units, k: int) -> tuple[np.ndarray, np.ndarray, np
     position = np.repeat(np.arange(index.query.size), index.count)
     rank = index.row_of_key - index.start[position]
     top = rank < k
-    unit_of_code = np.empty(len(units.ids), dtype=np.int64)
-    unit_of_code[unit_codes(units)] = np.arange(len(units.ids))
     code = index.sorted_key[top] % max(index.n_items, 1)
-    return index.query[position[top]], rank[top], unit_of_code[code]
+    return index.query[position[top]], rank[top], units.unit_of_code[code]
 
 
 def keep_file(run: Run, units: Units) -> None:

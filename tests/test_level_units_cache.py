@@ -200,3 +200,18 @@ def test_the_units_files_of_a_deleted_project_are_pruned(personas, settings, tmp
     other.delete()
     assert kept_units.prune() == 1
     assert len(_unit_files(settings, project)) == 1 and not _unit_files(settings, other)
+
+
+@given(st.lists(st.text(max_size=12), max_size=40))
+def test_each_code_names_its_unit(ids):
+    """``unit_of_code`` is the codes' inverse, for units derived and units read back from
+    their file: the unit at each code's place is the one holding that code."""
+    from gold.kept_units import _arrays_of, _units_of
+    from gold.units import Units
+
+    id_array = np.empty(len(ids), dtype=object)
+    id_array[:] = ids
+    units = Units("c", id_array, *[np.arange(len(ids), dtype=np.int64)] * 4)
+    for kept in (units, _units_of("c", _arrays_of(units))):
+        assert kept.unit_of_code[kept.codes].tolist() == list(range(len(ids)))
+        assert not kept.unit_of_code.flags.writeable

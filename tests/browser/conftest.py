@@ -39,7 +39,7 @@ FAILURES = Path(__file__).resolve().parents[2] / "build" / "browser-failures"
 
 # What the page saw besides its requests, for the trail of a failed test: the keys that
 # reached it (and where the focus was), the label-change events (from a save's answer or
-# from another tab) and the requests htmx queued or dropped.
+# from another tab) and the requests htmx sent or dropped.
 TRAIL_EVENTS = """
 (() => {
   const say = (...parts) => console.debug("[trail]", ...parts);
@@ -48,7 +48,7 @@ TRAIL_EVENTS = """
     return el ? el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") : "none";
   };
   document.addEventListener("keydown", (e) => say("key", e.key, "focus", where()), true);
-  for (const name of ["labels-changed", "htmx:sendAbort", "htmx:abort", "htmx:validateUrl:false"]) {
+  for (const name of ["labels-changed", "htmx:sendAbort", "htmx:abort"]) {
     document.addEventListener(name, (e) => {
       const detail = e.detail || {};
       say(name, JSON.stringify({ ...detail, elt: undefined, target: undefined, xhr: undefined }));

@@ -65,9 +65,9 @@ def _project(seed: int):
     return project, runs, queries
 
 
-def _reference(runs, depth, units, query_pks):
-    """Each query (ascending), each run (by pk) its top ``depth`` in rank order, a pair
-    kept where first pooled: from the stored results, ranked again."""
+def ranked_pool(runs, depth, units, query_pks=None) -> list[tuple[int, int]]:
+    """Each query (ascending), each run (in the order given) its top ``depth`` in rank
+    order, a pair kept where first pooled: from the stored results, ranked again."""
     per_query: dict[int, list[int]] = {}
     for run in runs:
         ranked = ranked_run(run, units)
@@ -92,14 +92,14 @@ def test_the_pool_from_the_indexes_is_the_pool_ranked_again(seed, level):
             cache.clear()
             query, unit = _pool(usable, depth, units, query_pks)
             got = list(zip(query.tolist(), unit.tolist(), strict=True))
-            assert got == _reference(usable, depth, units, query_pks), (depth, query_pks)
+            assert got == ranked_pool(usable, depth, units, query_pks), (depth, query_pks)
 
 
 def test_the_pool_reads_no_stored_results_where_the_index_files_are(monkeypatch):
     project, runs, _queries = _project(11)
     units = level_units(project, "c")
     chunk_runs = [run for run in runs if run.level == "chunk"]
-    expected = _reference(chunk_runs, 3, units, None)
+    expected = ranked_pool(chunk_runs, 3, units, None)
     cache.clear()
     monkeypatch.setattr(Run, "get_results", lambda self: pytest.fail("stored results read"))
     query, unit = _pool(chunk_runs, 3, units, None)

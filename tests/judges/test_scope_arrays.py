@@ -22,26 +22,19 @@ from judges.scope import SAMPLE_SEED, Pair, level_name, scope_keys, scope_pairs
 from judges.services import estimate_tokens, plan_job
 from metrics.evaluation import level_units
 from metrics.models import Run
-from metrics.rankings import can_evaluate, ranked_run
+from metrics.rankings import can_evaluate
 
 from .conftest import idle_judge
+from .test_pool_from_index import ranked_pool
 
 
 def _reference(project, scope, level, chunking, sample_size=None):
     """The scope pair by pair: each query (ascending), each run (by pk) its top
     ``pool_depth`` in rank order, a pair kept where first pooled."""
     units = level_units(project, level_name(level, chunking))
-    per_query: dict[int, list[int]] = {}
-    for run in Run.objects.filter(project=project).order_by("pk"):
-        if not can_evaluate(run, units.level):
-            continue
-        ranked = ranked_run(run, units)
-        for i, query in enumerate(ranked.query.tolist()):
-            start, stop = ranked.bounds[i], ranked.bounds[i + 1]
-            per_query.setdefault(query, []).extend(
-                ranked.item[start : min(stop, start + project.pool_depth)].tolist()
-            )
-    pool = list(dict.fromkeys((q, u) for q in sorted(per_query) for u in per_query[q]))
+    runs = Run.objects.filter(project=project).order_by("pk")
+    usable = [run for run in runs if can_evaluate(run, units.level)]
+    pool = ranked_pool(usable, project.pool_depth, units)
     from annotator.sources import PEOPLE, resolve_sources
     from gold.units import annotator_unit_grades, live_labels
 

@@ -24,7 +24,11 @@ def _blocks(n_resamples: int, n: int):
         done += step
 
 
-WEIGHT_CELLS = 5_000_000  # above this (40 MB), resample in blocks instead of caching weights
+# Above this many cells (80 MB), resample in blocks instead of caching the weights. It
+# holds 10,000 queries at 1,000 resamples (a dashboard at 1,000,000 documents): there the
+# blocked path took 0.54 s a run against 0.03 s for the cached weights, and a label's
+# refresh can recompute only the changed blocks (``resample_sums``' ``previous``).
+WEIGHT_CELLS = 10_000_000
 
 
 @functools.lru_cache(maxsize=2)

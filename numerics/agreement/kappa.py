@@ -118,22 +118,31 @@ def pairwise(data: Labels) -> list[dict]:
     unweighted, linear and quadratic (see :func:`cohen_kappa`; ``None`` when n = 0 or
     undefined) and the C × C confusion matrix (rows: a's grade, columns: b's grade).
 
-    One ``bincount`` over all pairs at once: the items × annotators grade grid is built
-    once, then each pair's confusion is a slice of a (pairs × C × C) count array.
-    Annotators without a label count too (``labels(..., n_annotators=)``).
+    One ``bincount`` over all pairs at once, each pair's confusion a slice of a
+    (pairs × C × C) count array. The pairs counted are the pairs of labels of one item:
+    with the labels sorted by (item, annotator), the label at i and the one d places on
+    share an item for every d below the item's label count, so the work grows with the
+    labels times the most labels an item has, not with items × pairs (at 500,000 labels
+    by 20 annotators, that grid was 2.2 s). Annotators without a label count too
+    (``labels(..., n_annotators=)``).
     """
     C, A = data.n_categories, data.n_annotators
     first, second = np.triu_indices(A, k=1)
     if first.size == 0:
         return []
-    grid = np.full((data.n_items, A), -1, dtype=np.int64)
-    grid[data.item, data.annotator] = data.grade
-    ga, gb = grid[:, first], grid[:, second]  # items × pairs
-    both = (ga >= 0) & (gb >= 0)
-    pair = np.broadcast_to(np.arange(first.size), ga.shape)
-    flat = np.bincount(
-        (pair[both] * C + ga[both]) * C + gb[both], minlength=first.size * C * C
-    ).reshape(first.size, C, C)
+    order = np.lexsort((data.annotator, data.item))
+    item, annotator, grade = data.item[order], data.annotator[order], data.grade[order]
+    codes = [np.zeros(0, dtype=np.int64)]
+    for d in range(1, A):
+        same = item[d:] == item[:-d]
+        if not same.any():
+            break  # no item has more than d labels
+        a, b = annotator[:-d][same], annotator[d:][same]  # a < b: sorted, one label each
+        pair = a * (2 * A - a - 1) // 2 + (b - a - 1)  # (a, b)'s place in triu_indices
+        codes.append((pair * C + grade[:-d][same]) * C + grade[d:][same])
+    flat = np.bincount(np.concatenate(codes), minlength=first.size * C * C).reshape(
+        first.size, C, C
+    )
     rows = []
     for p, (a, b) in enumerate(zip(first.tolist(), second.tolist(), strict=True)):
         confusion = flat[p]

@@ -283,3 +283,27 @@ def test_per_query_equals_the_coefficients_of_each_query_alone(case, draw):
                 assert by_query[q] is None
             else:
                 assert by_query[q] == pytest.approx(expected, abs=TOL)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pairwise_confusions_of_many_annotators_in_any_order(seed):
+    # Twenty annotators (an item holds up to twenty labels, so pairs up to nineteen places
+    # apart in the sorted labels), labels in shuffled order: each pair's confusion is the
+    # one counted from the items × annotators grid.
+    rng = np.random.default_rng(seed)
+    n_items, n_annotators, n_categories = 300, 20, 4
+    present = rng.random((n_items, n_annotators)) < rng.random(n_items)[:, None]
+    item, annotator = np.nonzero(present)
+    grade = rng.integers(0, n_categories, item.size)
+    shuffle = rng.permutation(item.size)
+    item, annotator, grade = item[shuffle], annotator[shuffle], grade[shuffle]
+    grid = grid_of(item, annotator, grade, n_items, n_annotators)
+    pairs = pairwise(labels(item, annotator, grade, n_categories, n_annotators=n_annotators))
+    assert len(pairs) == n_annotators * (n_annotators - 1) // 2
+    for pair in pairs:
+        a, b = grid[:, pair["a"]], grid[:, pair["b"]]
+        shared = (a >= 0) & (b >= 0)
+        confusion = np.zeros((n_categories, n_categories), dtype=int)
+        np.add.at(confusion, (a[shared], b[shared]), 1)
+        assert pair["confusion"] == confusion.tolist()
+        assert pair["n"] == int(shared.sum())

@@ -8,6 +8,7 @@ person who logs in: imported labels must not pass for somebody's own work.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from django.contrib.auth import get_user_model
@@ -143,6 +144,26 @@ def label_annotator(project: Project, name: str):
     return user
 
 
+# Lines whose documents or chunks are looked up together (under SQLite's 999 parameters).
+LOOKUP_BATCH = 900
+
+
+def _with_units(parsed: Iterator[tuple], id_at: int, lookup) -> Iterator[tuple]:
+    """Each parsed line with the units its batch names (``lookup``: ids → {id: unit}),
+    looked up ``LOOKUP_BATCH`` lines at a time by key. A file names a few of a project's
+    documents: reading every document of the project to find them took 5.8 s for 1,000
+    labels at 1,000,000 documents."""
+    batch: list[tuple] = []
+    for row in itertools.chain(parsed, [None]):
+        if row is not None:
+            batch.append(row)
+        if batch and (row is None or len(batch) == LOOKUP_BATCH):
+            units = lookup({line[id_at] for line in batch})
+            for line in batch:
+                yield (*line, units)
+            batch = []
+
+
 def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: LineErrors):
     """(line, qid, item, key, fields, grade) of chunk or document rows; ``key`` is unique
     per label of one annotator, ``fields`` the Judgment's evidence fields."""
@@ -150,20 +171,25 @@ def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: Lin
         chunking_obj = Chunking.objects.filter(project=project, name=chunking or "").first()
         if chunking_obj is None:
             raise FileRejected([NEEDS_CHUNKING(name=repr(chunking))])
-        units = {
-            chunk_id: (pk, doc_pk, start, end)
-            for chunk_id, pk, doc_pk, start, end in Chunk.objects.filter(
-                chunking=chunking_obj
-            ).values_list("chunk_id", "pk", "document_id", "start", "end")
-        }
+
+        def lookup(ids: set[str]) -> dict:
+            return {
+                chunk_id: (pk, doc_pk, start, end)
+                for chunk_id, pk, doc_pk, start, end in Chunk.objects.filter(
+                    chunking=chunking_obj, chunk_id__in=ids
+                ).values_list("chunk_id", "pk", "document_id", "start", "end")
+            }
     else:
-        units = {
-            doc_id: (None, pk, 0, length)
-            for doc_id, pk, length in project.documents.annotate(length=Length("text"))
-            .values_list("doc_id", "pk", "length")
-            .iterator()
-        }
-    for line, qid, item, grade in judgments(rows, errors):
+
+        def lookup(ids: set[str]) -> dict:
+            return {
+                doc_id: (None, pk, 0, length)
+                for doc_id, pk, length in project.documents.filter(doc_id__in=ids)
+                .annotate(length=Length("text"))
+                .values_list("doc_id", "pk", "length")
+            }
+
+    for line, qid, item, grade, units in _with_units(judgments(rows, errors), 2, lookup):
         unit = units.get(item)
         if unit is None:
             kind = CHUNK() if level == "chunk" else DOCUMENT()
@@ -183,13 +209,17 @@ def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: Lin
 
 def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -> Iterator:
     """The same for passage and page rows: offsets inside the document, pages that exist."""
-    documents = {
-        doc_id: (pk, length, page_starts)
-        for doc_id, pk, length, page_starts in project.documents.annotate(length=Length("text"))
-        .values_list("doc_id", "pk", "length", "page_starts")
-        .iterator()
-    }
-    for line, qid, doc_id, place, grade in span_judgments(rows, level, errors):
+
+    def lookup(ids: set[str]) -> dict:
+        return {
+            doc_id: (pk, length, page_starts)
+            for doc_id, pk, length, page_starts in project.documents.filter(doc_id__in=ids)
+            .annotate(length=Length("text"))
+            .values_list("doc_id", "pk", "length", "page_starts")
+        }
+
+    rows_with_documents = _with_units(span_judgments(rows, level, errors), 2, lookup)
+    for line, qid, doc_id, place, grade, documents in rows_with_documents:
         document = documents.get(doc_id)
         if document is None:
             errors.add(line, UNKNOWN_DOCUMENT_ID(id=repr(doc_id)))

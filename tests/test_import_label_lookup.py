@@ -30,31 +30,22 @@ def _document_reads(statements: list[str]) -> list[str]:
     return [sql for sql in statements if 'FROM "annotator_document"' in sql and "LENGTH" in sql]
 
 
-def test_document_labels_read_only_the_documents_they_name(
-    project, tmp_path, queries, more_documents
+@pytest.mark.parametrize(
+    ("level", "text"),
+    [
+        ("document", "q1 0 d1 2\nq1 0 x3 1\nq2 0 x7 3\n"),
+        ("passage", jsonl({"qid": "q1", "doc_id": "x2", "start": 0, "end": 4, "grade": 2})),
+    ],
+)
+def test_labels_read_only_the_documents_they_name(
+    project, tmp_path, queries, more_documents, level, text
 ):
-    path = write(tmp_path / "qrels.txt", "q1 0 d1 2\nq1 0 x3 1\nq2 0 x7 3\n")
+    path = write(tmp_path / ("labels.txt" if level == "document" else "labels.jsonl"), text)
     with CaptureQueriesContext(connection) as captured:
         result = run_import(
-            "labels", project, path, options={"annotator": "assessors", "level": "document"}
+            "labels", project, path, options={"annotator": "assessors", "level": level}
         )
-    assert result.created == 3
-    reads = _document_reads([q["sql"] for q in captured.captured_queries])
-    assert reads and all(" IN (" in sql for sql in reads), reads
-
-
-def test_passage_labels_read_only_the_documents_they_name(
-    project, tmp_path, queries, more_documents
-):
-    path = write(
-        tmp_path / "p.jsonl",
-        jsonl({"qid": "q1", "doc_id": "x2", "start": 0, "end": 4, "grade": 2}),
-    )
-    with CaptureQueriesContext(connection) as captured:
-        result = run_import(
-            "labels", project, path, options={"annotator": "assessors", "level": "passage"}
-        )
-    assert result.created == 1
+    assert result.created == text.count("\n")
     reads = _document_reads([q["sql"] for q in captured.captured_queries])
     assert reads and all(" IN (" in sql for sql in reads), reads
 

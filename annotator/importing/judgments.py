@@ -153,15 +153,11 @@ def _with_units(parsed: Iterator[tuple], id_at: int, lookup) -> Iterator[tuple]:
     looked up ``LOOKUP_BATCH`` lines at a time by key. A file names a few of a project's
     documents: reading every document of the project to find them took 5.8 s for 1,000
     labels at 1,000,000 documents."""
-    batch: list[tuple] = []
-    for row in itertools.chain(parsed, [None]):
-        if row is not None:
-            batch.append(row)
-        if batch and (row is None or len(batch) == LOOKUP_BATCH):
-            units = lookup({line[id_at] for line in batch})
-            for line in batch:
-                yield (*line, units)
-            batch = []
+    parsed = iter(parsed)
+    while batch := list(itertools.islice(parsed, LOOKUP_BATCH)):
+        units = lookup({line[id_at] for line in batch})
+        for line in batch:
+            yield (*line, units)
 
 
 def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: LineErrors):

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotator.importing import judgments as judgment_import
+from annotator.importing import common as import_common
 from annotator.importing import run_import
 from annotator.models import Document, Judgment
 from tests.test_importing import documents, failure, jsonl, project, queries, write
@@ -54,7 +54,7 @@ def test_labels_read_only_the_documents_they_name(
 def test_batches_import_the_same_labels_and_report_the_same_lines(
     project, tmp_path, queries, more_documents, monkeypatch, batch
 ):
-    monkeypatch.setattr(judgment_import, "LOOKUP_BATCH", batch)
+    monkeypatch.setattr(import_common, "LOOKUP_BATCH", batch)
     lines = [f"q{1 + i % 2} 0 x{i} {i % 4}" for i in range(9)]
     path = write(tmp_path / "qrels.txt", "\n".join(lines) + "\n")
     result = run_import(

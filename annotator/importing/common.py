@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from formats import LineErrors, Rows, cell_text, not_whole, whole_number
 from formats.errors import Problem, define, gettext_noop
@@ -13,6 +15,8 @@ from formats.rows import JsonRefused, load_json
 from formats.values import id_problem
 
 BATCH = 2000
+# Ids looked up by key at a time: under SQLite's 999 bound variables.
+LOOKUP_BATCH = 900
 MAX_ID_LENGTH = 255
 Tick = Callable[[], None] | None
 
@@ -65,6 +69,24 @@ def check_id(value: str | None, what: str, line: int, errors: LineErrors) -> boo
         errors.add(line, problem)
         return False
     return True
+
+
+Item = TypeVar("Item")
+Found = TypeVar("Found")
+
+
+def looked_up(
+    items: Iterable[Item], ids_of: Callable[[Item], object], lookup: Callable[[set], Found]
+) -> Iterator[tuple[Item, Found]]:
+    """Each item with what ``lookup`` found for the ids of its batch of ``LOOKUP_BATCH``
+    items (``ids_of``: an item's id, or None when it names none). A file names a few of
+    a project's rows: reading all of them took seconds at 1,000,000 documents."""
+    items = iter(items)
+    while batch := list(itertools.islice(items, LOOKUP_BATCH)):
+        ids = {i for i in map(ids_of, batch) if i is not None}
+        found = lookup(ids)
+        for item in batch:
+            yield item, found
 
 
 def claim_id(

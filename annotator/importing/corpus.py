@@ -9,6 +9,7 @@ nothing reaches the project and ``FileRejected`` lists every problem by line num
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from django.db import transaction
@@ -30,6 +31,7 @@ from .common import (
     claim_id,
     flush,
     json_value,
+    looked_up,
     whole,
 )
 from .staging import Staging
@@ -78,6 +80,28 @@ CHUNKING_EXISTS = define(
 PAGE_SEPARATOR = "\n\n"
 
 
+def _with_existing(rows: Rows, keys: tuple[str, ...], taken) -> Iterator[tuple]:
+    """Each (line, row) with the ids of its batch the project already holds (``taken``:
+    the project's rows with those ids), looked up by key: an import of 200 documents
+    into a project of 1,000,000 read every id (1.8 s)."""
+
+    def id_of(item) -> str | None:
+        _line, row = item
+        return None if isinstance(row, BadLine) else first_id(row, keys)
+
+    for (line, row), existing in looked_up(rows, id_of, _taken_among(taken, keys[0])):
+        yield line, row, existing
+
+
+def _taken_among(taken, column: str):
+    """Which of some ids ``taken`` (a project's rows) already holds, read by key."""
+
+    def lookup(ids: set[str]) -> set[str]:
+        return set(taken.filter(**{f"{column}__in": ids}).values_list(column, flat=True))
+
+    return lookup
+
+
 def _new_id(line, row, keys, kind, seen, errors, existing, tick) -> str | None:
     """The row's id when the row is readable and the id is valid and not taken; else
     None, with the reason recorded against the line."""
@@ -102,15 +126,13 @@ DOCUMENT_FIELDS = {"doc_id", "id", "_id", "title", "text", "pages", "metadata"}
 
 def import_documents(project: Project, rows: Rows, *, tick: Tick = None) -> ImportResult:
     errors = LineErrors()
-    existing = set(project.documents.values_list("doc_id", flat=True))
+    keys = ("doc_id", "id", "_id")
     seen: dict[str, int] = {}
     staging = Staging(project)
     created = 0
     try:
-        for line, row in rows:
-            doc_id = _new_id(
-                line, row, ("doc_id", "id", "_id"), DOCUMENT(), seen, errors, existing, tick
-            )
+        for line, row, existing in _with_existing(rows, keys, project.documents):
+            doc_id = _new_id(line, row, keys, DOCUMENT(), seen, errors, existing, tick)
             if doc_id is None:
                 continue
             pages = json_value(row.get("pages"), line, "pages", errors)
@@ -196,12 +218,12 @@ QUERY_FIELDS = {
 
 def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> ImportResult:
     errors = LineErrors()
-    existing = set(project.queries.values_list("qid", flat=True))
+    keys = ("qid", "id", "_id")
     seen: dict[str, int] = {}
     batch: list[Query] = []
     created = 0
-    for line, row in rows:
-        qid = _new_id(line, row, ("qid", "id", "_id"), QUERY(), seen, errors, existing, tick)
+    for line, row, existing in _with_existing(rows, keys, project.queries):
+        qid = _new_id(line, row, keys, QUERY(), seen, errors, existing, tick)
         if qid is None:
             continue
         text = as_text(row.get("text", row.get("query"))).strip()
@@ -237,8 +259,9 @@ def import_queries(project: Project, rows: Rows, *, tick: Tick = None) -> Import
     errors.raise_if_any()
     with transaction.atomic():
         # Another import may have added some of these ids while the file was read.
-        for qid in set(project.queries.values_list("qid", flat=True)) & seen.keys():
-            errors.add(seen[qid], QUERY_EXISTS(id=repr(qid)))
+        for qid, existing in looked_up(seen, str, _taken_among(project.queries, "qid")):
+            if qid in existing:
+                errors.add(seen[qid], QUERY_EXISTS(id=repr(qid)))
         errors.raise_if_any()
         flush(Query, batch, force=True)
     return ImportResult("queries", created)

@@ -8,7 +8,7 @@ person who logs in: imported labels must not pass for somebody's own work.
 
 from __future__ import annotations
 
-import itertools
+import operator
 from collections.abc import Iterator
 
 from django.contrib.auth import get_user_model
@@ -22,7 +22,7 @@ from numerics.spans import page_spans
 
 from ..labels import bulk_create_judgments
 from ..models import Chunk, Chunking, Granularity, Judgment, Membership, Project, Role
-from .common import CHUNK, DOCUMENT, ImportResult, Rows, Tick
+from .common import CHUNK, DOCUMENT, ImportResult, Rows, Tick, looked_up
 
 LEVELS = ("chunk", "passage", "page", "document")
 
@@ -145,21 +145,6 @@ def label_annotator(project: Project, name: str):
 
 
 # Lines whose documents or chunks are looked up together (under SQLite's 999 parameters).
-LOOKUP_BATCH = 900
-
-
-def _with_units(parsed: Iterator[tuple], id_at: int, lookup) -> Iterator[tuple]:
-    """Each parsed line with the units its batch names (``lookup``: ids → {id: unit}),
-    looked up ``LOOKUP_BATCH`` lines at a time by key. A file names a few of a project's
-    documents: reading every document of the project to find them took 5.8 s for 1,000
-    labels at 1,000,000 documents."""
-    parsed = iter(parsed)
-    while batch := list(itertools.islice(parsed, LOOKUP_BATCH)):
-        units = lookup({line[id_at] for line in batch})
-        for line in batch:
-            yield (*line, units)
-
-
 def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: LineErrors):
     """(line, qid, item, key, fields, grade) of chunk or document rows; ``key`` is unique
     per label of one annotator, ``fields`` the Judgment's evidence fields."""
@@ -185,7 +170,9 @@ def _unit_labels(project: Project, rows: Rows, level: str, chunking, errors: Lin
                 .values_list("doc_id", "pk", "length")
             }
 
-    for line, qid, item, grade, units in _with_units(judgments(rows, errors), 2, lookup):
+    for (line, qid, item, grade), units in looked_up(
+        judgments(rows, errors), operator.itemgetter(2), lookup
+    ):
         unit = units.get(item)
         if unit is None:
             kind = CHUNK() if level == "chunk" else DOCUMENT()
@@ -214,8 +201,10 @@ def _span_labels(project: Project, rows: Rows, level: str, errors: LineErrors) -
             .values_list("doc_id", "pk", "length", "page_starts")
         }
 
-    rows_with_documents = _with_units(span_judgments(rows, level, errors), 2, lookup)
-    for line, qid, doc_id, place, grade, documents in rows_with_documents:
+    rows_with_documents = looked_up(
+        span_judgments(rows, level, errors), operator.itemgetter(2), lookup
+    )
+    for (line, qid, doc_id, place, grade), documents in rows_with_documents:
         document = documents.get(doc_id)
         if document is None:
             errors.add(line, UNKNOWN_DOCUMENT_ID(id=repr(doc_id)))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.caches import cache
+from annotator.importing.common import named_rows
 from annotator.models import Chunk, Chunking, Document, Query
 from gold.units import DOCUMENTS, PAGES, Units, level_units
 from numerics.id_order import byte_order_codes
@@ -66,10 +67,12 @@ def storage_order(run: Run, query_pk, item_pk, score) -> np.ndarray:
     """Row order in which ``run`` stores its results: ``rank_order`` with the items' ids
     in byte order (items unknown to the run's chunking or documents tie below all)."""
     if run.chunking_id is not None:
-        rows = Chunk.objects.filter(chunking_id=run.chunking_id).values_list("pk", "chunk_id")
+        items, column = Chunk.objects.filter(chunking_id=run.chunking_id), "chunk_id"
     else:
-        rows = Document.objects.filter(project_id=run.project_id).values_list("pk", "doc_id")
-    rows = list(rows)
+        items, column = Document.objects.filter(project_id=run.project_id), "doc_id"
+    # Only the order among the run's own items matters: a short run reads their ids by
+    # key (not the ids of all 5,000,000 chunks); a long one reads them all, once.
+    rows = list(named_rows(items, "pk", np.unique(item_pk).tolist(), "pk", column))
     pks = np.array([pk for pk, _id in rows], dtype=np.int64)
     codes = byte_order_codes([item_id for _pk, item_id in rows])
     by_pk = np.argsort(pks)

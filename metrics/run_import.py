@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from annotator.extensions import ImportKind, ImportResult
+from annotator.importing.common import named_rows
 from annotator.models import Chunk, Chunking, Project
 from formats import MAX_REPORTED, FileRejected, LineErrors
 from formats.arrays import RUN_FORMATS
@@ -78,9 +79,14 @@ def import_run(
     errors = LineErrors()
     query_ids = dict(project.queries.values_list("qid", "pk"))
     if chunking is not None:
-        item_ids = dict(Chunk.objects.filter(chunking=chunking).values_list("chunk_id", "pk"))
+        items, column = Chunk.objects.filter(chunking=chunking), "chunk_id"
     else:
-        item_ids = dict(project.documents.values_list("doc_id", "pk"))
+        items, column = project.documents.all(), "doc_id"
+
+    def item_ids(named: set[str] | None) -> dict[str, int]:
+        # A short run names a few of a million ids: those are read by key.
+        return dict(named_rows(items, column, named, column, "pk"))
+
     rows = read_rows(
         path,
         format,
@@ -150,14 +156,14 @@ def _wrong_chunking(project: Project, chunking: Chunking | None, rows: RunRows) 
     names, known = rows.distinct_items()
     if known >= WRONG_BELOW:
         return None
-    candidates: list[tuple[str, set]] = [
-        (other.name, set(other.chunks.values_list("chunk_id", flat=True)))
+    candidates = [
+        (other.name, other.chunks.all(), "chunk_id")
         for other in project.chunkings.exclude(pk=chunking.pk if chunking else None)
     ]
     if chunking is not None:
-        candidates.append(("documents", set(project.documents.values_list("doc_id", flat=True))))
-    for name, other_ids in candidates:
-        share = len(names & other_ids) / len(names)
+        candidates.append(("documents", project.documents.all(), "doc_id"))
+    for name, items, column in candidates:
+        share = _known_share(names, items, column)
         if share >= OTHER_AT_LEAST:
             where = IN_CHUNKING(name=repr(chunking.name)) if chunking else IN_DOCUMENTS()
             option = "--documents" if name == "documents" else f"--chunking {name}"
@@ -170,6 +176,12 @@ def _wrong_chunking(project: Project, chunking: Chunking | None, rows: RunRows) 
                 option=option,
             )
     return None
+
+
+def _known_share(names: set[str], items, column: str) -> float:
+    """The share of ``names`` that ``items`` (rows with ids in ``column``) hold."""
+    known = sum(1 for (name,) in named_rows(items, column, names, column) if name in names)
+    return known / len(names)
 
 
 def _report(errors: LineErrors, rows: RunRows, unknown, names, kind) -> None:

@@ -10,13 +10,27 @@ scores, line numbers, and the ids of any rows it must name in an error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from annotator.importing import common as importing
 from formats import LineErrors, Ranked, check_file, read_run
 from formats.arrays import RUN_LAYOUTS, run_format
 from formats.columnar import RunFrame, read_trec_run
+
+# The pks of the items a file names: a dict, or a function of the file's distinct ids
+# (None: too many to name, every pk is wanted) that reads them.
+ItemPks = dict[str, int] | Callable[[set[str] | None], dict[str, int]]
+
+
+def _item_pks(item_pks: ItemPks, count: int, distinct: Callable[[], set[str]]) -> dict[str, int]:
+    """``count``: the file's distinct ids or (the TREC reader) lines, an upper bound known
+    without a pass over the ids."""
+    if isinstance(item_pks, dict):
+        return item_pks
+    return item_pks(distinct() if count <= importing.NAMED_IDS else None)
 
 
 class RunRows:
@@ -58,7 +72,7 @@ def read_rows(
     fmt: str | None,
     errors: LineErrors,
     query_pks: dict[str, int],
-    item_pks: dict[str, int],
+    item_pks: ItemPks,
     *,
     max_bytes: int | None = None,
     progress=None,
@@ -85,8 +99,10 @@ class CheckedRows(RunRows):
     """From the checked reader's arrays: ids are coded (in byte order), so each distinct
     id is looked up once."""
 
-    def __init__(self, ranked: Ranked, query_pks: dict[str, int], item_pks: dict[str, int]):
-        self._ranked, self._item_pks = ranked, item_pks
+    def __init__(self, ranked: Ranked, query_pks: dict[str, int], item_pks: ItemPks):
+        self._ranked = ranked
+        item_pks = _item_pks(item_pks, ranked.items.size, self.all_item_ids)
+        self._item_pks = item_pks
         self.query = _pks(ranked.qids, query_pks)[ranked.query]
         self.item = _pks(ranked.items, item_pks)[ranked.item]
         self.score = ranked.score
@@ -109,8 +125,10 @@ class ColumnarRows(RunRows):
     """From a ``RunFrame``: item ids are matched by a hash join, a block of rows at a
     time."""
 
-    def __init__(self, frame: RunFrame, query_pks: dict[str, int], item_pks: dict[str, int]):
-        self._frame, self._item_pks = frame, item_pks
+    def __init__(self, frame: RunFrame, query_pks: dict[str, int], item_pks: ItemPks):
+        self._frame = frame
+        item_pks = _item_pks(item_pks, frame.query.size, self.all_item_ids)
+        self._item_pks = item_pks
         self.query = _pks(frame.qids, query_pks)[frame.query]
         self.item = frame.lookup(list(item_pks), np.fromiter(item_pks.values(), np.int64))
         self.score = frame.score

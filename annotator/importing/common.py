@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -17,6 +17,8 @@ from formats.values import id_problem
 BATCH = 2000
 # Ids looked up by key at a time: under SQLite's 999 bound variables.
 LOOKUP_BATCH = 900
+# Up to this many ids are read by key (at most 56 reads); more read every row once.
+NAMED_IDS = 50_000
 MAX_ID_LENGTH = 255
 Tick = Callable[[], None] | None
 
@@ -87,6 +89,18 @@ def looked_up(
         found = lookup(ids)
         for item in batch:
             yield item, found
+
+
+def named_rows(queryset, column: str, ids: Collection | None, *fields: str) -> Iterator[tuple]:
+    """``fields`` of the rows of ``queryset`` whose ``column`` is one of ``ids``, read by
+    key ``LOOKUP_BATCH`` ids at a time; with more than ``NAMED_IDS`` ids (or None), of
+    every row of ``queryset``, read once: a superset, which beats thousands of reads."""
+    if ids is None or len(ids) > NAMED_IDS:
+        yield from queryset.order_by().values_list(*fields)
+        return
+    ids = iter(ids)
+    while batch := list(itertools.islice(ids, LOOKUP_BATCH)):
+        yield from queryset.filter(**{f"{column}__in": batch}).order_by().values_list(*fields)
 
 
 def claim_id(

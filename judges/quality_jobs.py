@@ -13,8 +13,11 @@ person's. A unit this version has graded already is skipped, as a pair it has ju
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 from django.db import transaction
@@ -105,14 +108,20 @@ def all_units(dimension: QualityDimension) -> list[Unit]:
     none have no site to grade). Kept per process while the documents stay the same
     (their count and the project's reset revision: a document replaced in place moves
     it; the dimension's site field is part of the key)."""
+    return list(_kept_units(dimension, _units_key(dimension)).units)
+
+
+def _units_key(dimension: QualityDimension) -> tuple | None:
+    """The cache key of the dimension's units; None when the project has no kept figures
+    (its units are then read every time)."""
     documents = (
         ProjectFigures.objects.filter(project_id=dimension.project_id)
         .values_list("documents", flat=True)
         .first()
     )
     if documents is None:
-        return _read_units(dimension)
-    key = (
+        return None
+    return (
         "quality_units",
         dimension.pk,
         dimension.unit,
@@ -121,20 +130,30 @@ def all_units(dimension: QualityDimension) -> list[Unit]:
         documents,
         revision(dimension.project_id).reset,
     )
-    kept = cache.peek(key)
+
+
+def _kept_units(dimension: QualityDimension, key: tuple | None) -> KeptUnits:
+    """``all_units``' units with their places, kept under ``key`` (None: read now)."""
+    kept = None if key is None else cache.peek(key)
     if kept is None:
-        kept = _KeptUnits(tuple(_read_units(dimension)))
-        cache.put(key, kept)
-    return list(kept.units)
+        kept = KeptUnits(tuple(_read_units(dimension)))
+        if key is not None:
+            cache.put(key, kept)
+    return kept
 
 
 @dataclass(frozen=True)
-class _KeptUnits:
+class KeptUnits:
     units: tuple[Unit, ...]
 
+    @cached_property
+    def place(self) -> dict[Unit, int]:
+        """Each unit's index in ``units``."""
+        return {unit: i for i, unit in enumerate(self.units)}
+
     @property
-    def nbytes(self) -> int:  # roughly, for the cache's bound
-        return 120 * len(self.units)
+    def nbytes(self) -> int:  # roughly, for the cache's bound (the places included)
+        return 220 * len(self.units)
 
 
 def _read_units(dimension: QualityDimension) -> list[Unit]:
@@ -189,7 +208,7 @@ class QualityPlan:
     dimension: QualityDimension
     prompt: str
     scope: str
-    units: list[Unit]  # to grade, people's units first
+    units: PlannedUnits  # to grade, people's units first
     already: int  # units in scope this version has graded (skipped)
 
     @property
@@ -228,14 +247,72 @@ def plan_quality(
     if max_units is not None and max_units < 1:
         raise JudgeError(BAD_MAX())
     chosen = check_prompt(prompt) if prompt is not None else dimension_prompt(dimension)
+    kept = _kept_units(dimension, _units_key(dimension))
     people = graded_by_people(dimension)
-    units = [u for u in all_units(dimension) if scope == "all" or u in people]
-    units.sort(key=lambda u: u not in people)  # stable: people's units first
     done = graded_by(judge.current, dimension)
-    todo = [u for u in units if u not in done]
+    units, already = planned_units(kept, people, done, scope=scope, max_units=max_units)
+    return QualityPlan(judge, dimension, chosen, scope, units, already)
+
+
+def planned_units(
+    kept: KeptUnits, people: set[Unit], done: set[Unit], *, scope: str, max_units: int | None
+) -> tuple[PlannedUnits, int]:
+    """The units to grade (those of the scope, people's first, without ``done``; at most
+    ``max_units``) and how many of the scope are done. Worked out from the graded units
+    and their places, not by a test per unit of the project: an estimate reads the first
+    few, and at a million documents it took 175 ms a request."""
+    first = sorted((u for u in people if u in kept.place), key=kept.place.__getitem__)
+    in_scope = len(kept.units) if scope == "all" else len(first)
+    already = sum(1 for u in done if u in kept.place and (scope == "all" or u in people))
+    count = in_scope - already
     if max_units is not None:
-        todo = todo[:max_units]
-    return QualityPlan(judge, dimension, chosen, scope, todo, len(units) - len(todo))
+        count = min(count, max_units)
+    rest = () if scope == "people" else kept.units
+    return PlannedUnits(first, rest, people, done, count), already
+
+
+class PlannedUnits(Sequence):
+    """A plan's units to grade, in order: ``first`` (people's, in document order), then
+    the other units of ``rest``, without those in ``done``; ``count`` of them. Made as
+    they are read: an estimate reads its first few."""
+
+    def __init__(self, first, rest, people, done, count: int):
+        self._first, self._rest, self._people, self._done = first, rest, people, done
+        self._count = count
+        self._made: list[Unit] = []
+        self._source = self._walk()
+
+    def _walk(self) -> Iterator[Unit]:
+        for unit in self._first:
+            if unit not in self._done:
+                yield unit
+        for unit in self._rest:
+            if unit not in self._people and unit not in self._done:
+                yield unit
+
+    def _make(self, n: int) -> None:
+        n = min(n, self._count)
+        if len(self._made) < n:
+            self._made.extend(itertools.islice(self._source, n - len(self._made)))
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            _start, stop, step = index.indices(self._count)
+            self._make(stop if step > 0 else self._count)
+            return self._made[index]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        self._make(index + 1)
+        return self._made[index]
+
+    def __iter__(self) -> Iterator[Unit]:
+        self._make(self._count)
+        return iter(self._made)
 
 
 def start_quality(plan: QualityPlan, *, created_by=None, enqueue: bool = True) -> JudgeJob:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,7 +28,7 @@ def kept_units(key: tuple, build: Callable[[], Units]) -> Units:
     # Dots, not dashes: no pattern of a run's files (``{database}-{run}-…``) matches these.
     stem = f"units.{kept_files.database_key()}.{project_pk}.{created}.{level_key}"
     path = kept_files.folder() / f"{stem}.{count}.{reset}.npy"
-    arrays = kept_files.read_arrays(path, 7)
+    arrays = kept_files.read_arrays(path, 8)
     units = None if arrays is None else _units_of(level, arrays)
     if units is None:
         units = build()
@@ -39,21 +40,26 @@ def kept_units(key: tuple, build: Callable[[], Units]) -> Units:
 
 
 def _arrays_of(units: Units) -> list[np.ndarray]:
-    """The ids as one UTF-8 buffer with each id's byte length, the four int arrays, then
-    the ids' byte-order codes (sorting millions of ids is most of a first render's time)."""
+    """The units' fingerprint (ASCII), the ids as one UTF-8 buffer with each id's byte
+    length, the four int arrays, then the ids' byte-order codes (sorting millions of ids
+    is most of a first render's time)."""
     ids = [i.encode() for i in units.ids.tolist()]
     lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
     text = np.frombuffer(b"".join(ids), dtype=np.uint8)
-    return [lengths, text, units.pk, units.document, units.start, units.end, units.codes]
+    fingerprint = np.frombuffer(units.fingerprint.encode("ascii"), dtype=np.uint8)
+    spans = [units.pk, units.document, units.start, units.end]
+    return [fingerprint, lengths, text, *spans, units.codes]
 
 
 def _units_of(level: str, arrays: list[np.ndarray]) -> Units | None:
-    """Units from ``_arrays_of``'s arrays; None when they do not hold together."""
-    from .units import Units, fingerprint_of  # it imports this module
+    """Units from ``_arrays_of``'s arrays; None when they do not hold together. The ids
+    are decoded when first asked for, and the fingerprint is the one written with them:
+    decoding and hashing 5,000,000 ids took 0.8–1.4 s of a first render."""
+    from .units import Units  # it imports this module
 
-    lengths, text, *spans, codes = arrays
+    fingerprint, lengths, text, *spans, codes = arrays
     n = lengths.size
-    if lengths.dtype.kind not in "iu" or text.dtype != np.uint8:
+    if lengths.dtype.kind not in "iu" or text.dtype != np.uint8 or fingerprint.dtype != np.uint8:
         return None
     if any(a.ndim != 1 or a.size != n or a.dtype.kind not in "iu" for a in [*spans, codes]):
         return None
@@ -61,28 +67,123 @@ def _units_of(level: str, arrays: list[np.ndarray]) -> Units | None:
         return None
     if n and (codes.min() < 0 or codes.max() >= n or (np.bincount(codes, minlength=n) != 1).any()):
         return None  # not a permutation of 0 .. n-1
-    ends = np.cumsum(lengths)
-    separated = _joined_by_nul(text, ends).tobytes()
     try:
-        if n and not (text == 0).any():  # one split in C (millions of ids: a second less)
-            ids = separated.decode().split("\0")
-        else:
-            joined, bounds = text.tobytes(), ends.tolist()
-            starts = [0, *bounds[:-1]] if bounds else []
-            ids = [joined[a:b].decode() for a, b in zip(starts, bounds, strict=True)]
+        fingerprint = fingerprint.tobytes().decode("ascii")
     except UnicodeDecodeError:
         return None
-    id_array = np.empty(n, dtype=object)
-    id_array[:] = ids
+    ids = KeptIds(text, np.cumsum(lengths))
     pk, document, start, end = (a.astype(np.int64, copy=False) for a in spans)
-    units = Units(level, id_array, pk, document, start, end)
+    units = Units(level, ids, pk, document, start, end)
     # What the units would derive from their ids, taken from the file instead (a cached
     # property's value lives in the instance's __dict__, frozen or not).
     codes = codes.astype(np.int64, copy=False)
     codes.flags.writeable = False
     units.__dict__["codes"] = codes
-    units.__dict__["fingerprint"] = fingerprint_of(level, separated, (pk, document, start, end))
+    units.__dict__["fingerprint"] = fingerprint
     return units
+
+
+class KeptIds:
+    """A units file's ids, as the object array of str they stand for (``Units.ids``),
+    each decoded when it is asked for: a page names a few units of millions. Asked for
+    all of them (``tolist``, a comparison, a large selection, numpy), it decodes them all
+    once. An id that is not UTF-8 raises ``UnicodeDecodeError`` (the file is written from
+    str, and a damaged file fails the length checks first)."""
+
+    ndim = 1
+    dtype = np.dtype(object)
+
+    def __init__(self, text: np.ndarray, ends: np.ndarray):
+        self._text, self._ends = text, ends
+        self._decoded = 0  # ids decoded one at a time so far
+
+    @property
+    def size(self) -> int:
+        return int(self._ends.size)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (self.size,)
+
+    @property
+    def text_bytes(self) -> int:
+        return int(self._text.size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _one(self, index: int) -> str:
+        if index < 0:
+            index += self.size
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        start = int(self._ends[index - 1]) if index else 0
+        return self._text[start : int(self._ends[index])].tobytes().decode()
+
+    @cached_property
+    def _all(self) -> np.ndarray:
+        n, text = self.size, self._text
+        if n and not (text == 0).any():  # one split in C
+            ids = _joined_by_nul(text, self._ends).tobytes().decode().split("\0")
+        else:
+            joined, bounds = text.tobytes(), self._ends.tolist()
+            starts = [0, *bounds[:-1]] if bounds else []
+            ids = [joined[a:b].decode() for a, b in zip(starts, bounds, strict=True)]
+        out = np.empty(n, dtype=object)
+        out[:] = ids
+        return out
+
+    def __getitem__(self, index):
+        if "_all" in self.__dict__:
+            return self._all[index]
+        if isinstance(index, int | np.integer):
+            self._decoded += 1
+            if self._decoded > self._many:  # a whole export: decode all at once
+                return self._all[index]
+            return self._one(int(index))
+        if isinstance(index, slice):
+            index = np.arange(self.size)[index]
+        index = np.asarray(index)
+        if index.dtype == bool:
+            return self._all[index]
+        self._decoded += index.size
+        if self._decoded > self._many:
+            return self._all[index]
+        out = np.empty(index.shape, dtype=object)
+        out.reshape(-1)[:] = [self._one(i) for i in index.reshape(-1).tolist()]
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        return self._all if dtype is None else self._all.astype(dtype)
+
+    def __iter__(self):
+        return iter(self._all)
+
+    def tolist(self) -> list[str]:
+        return self._all.tolist()
+
+    @property
+    def _many(self) -> int:
+        return max(self.size // 16, 1024)
+
+    def __eq__(self, other):
+        """Element-wise, as numpy's: a str is looked for in the bytes (a page naming one
+        unit by its id decodes none)."""
+        if "_all" in self.__dict__ or not isinstance(other, str):
+            return self._all == other
+        target = np.frombuffer(other.encode(), dtype=np.uint8)
+        starts = np.r_[0, self._ends[:-1]] if self.size else self._ends
+        candidates = np.flatnonzero(self._ends - starts == target.size)
+        equal = np.zeros(self.size, dtype=bool)
+        for block in np.array_split(candidates, candidates.size // 65536 + 1):
+            places = starts[block][:, None] + np.arange(target.size)
+            equal[block] = (self._text[places] == target).all(axis=1)
+        return equal
+
+    def __ne__(self, other):
+        return self._all != other
+
+    __hash__ = None
 
 
 def _joined_by_nul(text: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -35,7 +35,7 @@ from numerics.id_order import byte_order_codes
 from numerics.mapping import MappingPolicy, best_evidence, map_pairs
 from numerics.spans import SpanArrays
 
-from .kept_units import kept_units
+from .kept_units import KeptIds, kept_units
 from .models import Adjudication, GoldSet
 from .policy import ConsensusPolicy, resolve_mapping
 
@@ -55,7 +55,7 @@ class Units:
     """The evaluation units of one level: ids (as runs name them) and their spans."""
 
     level: str
-    ids: np.ndarray  # object array of str
+    ids: np.ndarray  # object array of str (or a units file's ``KeptIds``, which acts as one)
     pk: np.ndarray  # chunk pk, or document pk for documents/pages
     document: np.ndarray
     start: np.ndarray
@@ -65,7 +65,10 @@ class Units:
     def nbytes(self) -> int:
         """Approximate memory held (what the per-process caches bound by), the byte-order
         codes and their inverse included whether made yet or not."""
-        text = sum(map(len, self.ids.tolist())) + 50 * self.ids.size  # str objects, pointers
+        # str objects and pointers, as if every id were decoded (kept ids are when asked).
+        ids = self.ids
+        text = ids.text_bytes if isinstance(ids, KeptIds) else sum(map(len, ids.tolist()))
+        text += 50 * ids.size
         arrays = (self.pk, self.document, self.start, self.end)
         return text + sum(a.nbytes for a in arrays) + 16 * self.ids.size
 

@@ -19,7 +19,6 @@ import numpy as np
 
 from annotator import kept_files
 from gold.units import Units
-from numerics.id_order import byte_order_codes
 from numerics.measures import RunIndex, index_run
 
 from .models import Run
@@ -66,7 +65,7 @@ def build(run: Run, units: Units, *, cached: bool = True) -> RunIndex:
     if cached:
         ranked, code = ranked_run(run, units), unit_codes(units)
     else:
-        ranked, code = rank_at(run, units), byte_order_codes(units.ids)
+        ranked, code = rank_at(run, units), units.codes
     return index_run(ranked.row_query, code[ranked.item], ranked.score, n_items=code.size)
 
 

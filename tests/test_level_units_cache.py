@@ -3,6 +3,7 @@ document or chunk row until one is added, deleted or a document replaced in plac
 
 from __future__ import annotations
 
+import hypothesis
 import numpy as np
 import pytest
 from django.db import connection
@@ -215,3 +216,57 @@ def test_each_code_names_its_unit(ids):
     for kept in (units, _units_of("c", _arrays_of(units))):
         assert kept.unit_of_code[kept.codes].tolist() == list(range(len(ids)))
         assert not kept.unit_of_code.flags.writeable
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@given(
+    ids=st.lists(st.text(max_size=6), max_size=30),
+    picks=st.lists(st.integers(-40, 40), max_size=6),
+    data=st.data(),
+)
+def test_kept_ids_act_as_the_array_of_the_ids(ids, picks, data):
+    """A units file's ids, decoded when asked for, answer every question a page or an
+    export asks as the object array of the ids would, whether decoded yet or not."""
+    from gold.kept_units import _arrays_of, _units_of
+    from gold.units import Units
+
+    n = len(ids)
+    expected = np.empty(n, dtype=object)
+    expected[:] = ids
+    built = Units("c", expected, *[np.arange(n, dtype=np.int64)] * 4)
+    kept = _units_of("c", _arrays_of(built)).ids
+    assert len(kept) == kept.size == n and kept.shape == (n,)
+    assert "_all" not in kept.__dict__  # nothing decoded by reading the file
+    for i in picks:
+        if -n <= i < n:
+            assert kept[i] == expected[i] and kept[np.int64(i)] == expected[i]
+        else:
+            with pytest.raises(IndexError):
+                kept[i]
+    chosen = np.array(data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=8)) if n else [])
+    assert kept[chosen.astype(np.int64)].tolist() == expected[chosen.astype(np.int64)].tolist()
+    probe = data.draw(st.sampled_from(ids) if ids else st.text(max_size=3))
+    assert (kept == probe).tolist() == (expected == probe).tolist()
+    assert "_all" not in kept.__dict__  # a few ids and a search decode none of the others
+    assert kept[1:4].tolist() == expected[1:4].tolist()
+    mask = np.arange(n) % 2 == 0
+    assert kept[mask].tolist() == expected[mask].tolist()
+    assert kept.tolist() == ids and list(kept) == ids
+    assert (
+        np.asarray(kept).tolist() == ids
+        and (kept == probe).tolist() == (expected == probe).tolist()
+    )
+
+
+def test_kept_ids_read_one_by_one_past_a_sixteenth_are_decoded_at_once():
+    """An export asks for every id one by one: past a sixteenth (at least 1,024) of them,
+    all are decoded once instead, and the answers stay the same."""
+    from gold.kept_units import _arrays_of, _units_of
+    from gold.units import Units
+
+    ids = np.array([f"doc-{i}#c{i % 5}" for i in range(3000)], dtype=object)
+    kept = _units_of("c", _arrays_of(Units("c", ids, *[np.arange(3000, dtype=np.int64)] * 4))).ids
+    assert [kept[i] for i in range(1024)] == ids[:1024].tolist()
+    assert "_all" not in kept.__dict__
+    assert [kept[i] for i in range(1024, 3000)] == ids[1024:].tolist()
+    assert "_all" in kept.__dict__

@@ -23,10 +23,8 @@ def kept_units(key: tuple, build: Callable[[], Units]) -> Units:
     when there is none or it does not hold together. Writing a level's units deletes the
     level's earlier files."""
     _kind, project_pk, created_at, level, count, reset = key
-    created = int(created_at.timestamp() * 1_000_000)
     level_key = hashlib.blake2b(level.encode(), digest_size=8).hexdigest()
-    # Dots, not dashes: no pattern of a run's files (``{database}-{run}-…``) matches these.
-    stem = f"units.{kept_files.database_key()}.{project_pk}.{created}.{level_key}"
+    stem = f"{kept_files.project_stem('units', project_pk, created_at)}.{level_key}"
     path = kept_files.folder() / f"{stem}.{count}.{reset}.npy"
     arrays = kept_files.read_arrays(path, 8)
     units = None if arrays is None else _units_of(level, arrays)
@@ -167,9 +165,10 @@ class KeptIds:
         return max(self.size // 16, 1024)
 
     def __eq__(self, other):
-        """Element-wise, as numpy's: a str is looked for in the bytes (a page naming one
-        unit by its id decodes none)."""
-        if "_all" in self.__dict__ or not isinstance(other, str):
+        """Element-wise; a str is looked for in the bytes (a page naming one unit by its id
+        decodes none), and found only where equal (numpy's comparison with a str ignores
+        its trailing NULs)."""
+        if not isinstance(other, str):
             return self._all == other
         target = np.frombuffer(other.encode(), dtype=np.uint8)
         starts = np.r_[0, self._ends[:-1]] if self.size else self._ends
@@ -201,20 +200,4 @@ def _joined_by_nul(text: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def prune() -> int:
     """Delete this database's units files of projects that no longer exist; how many."""
-    from annotator.models import Project
-
-    folder = kept_files.folder()
-    if not folder.is_dir():
-        return 0
-    paths = list(folder.glob(f"units.{kept_files.database_key()}.*.npy"))
-    pks = {p.name.split(".")[2] for p in paths}
-    alive = {
-        f"{pk}.{int(created.timestamp() * 1_000_000)}"
-        for pk, created in Project.objects.filter(
-            pk__in=[int(pk) for pk in pks if pk.isdigit()]
-        ).values_list("pk", "created_at")
-    }
-    gone = [p for p in paths if ".".join(p.name.split(".")[2:4]) not in alive]
-    for path in gone:
-        path.unlink(missing_ok=True)
-    return len(gone)
+    return kept_files.prune_project_files("units")

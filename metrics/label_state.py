@@ -20,12 +20,15 @@ more with every incremental update); what is derived from a state records both, 
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from django.db.models import Max
 
+from annotator import kept_files
 from annotator.models import JudgmentHistory, Project
 from annotator.revisions import revision
 from annotator.sources import Sources
@@ -112,6 +115,9 @@ def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState
         state = cache.peek(key)
         if state is not None and state.version[0] == now.number:
             return state
+        from_file = state is None
+        if from_file:  # a new process: the labels as a process last kept them
+            state = _read_kept(project, key)
         updated = None
         if state is not None and now.reset <= state.version[0]:
             updated = _advance(state, project, now.number)
@@ -124,8 +130,60 @@ def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState
                 _newest(AdjudicationHistory, project),
             )
             updated = LabelState(live_labels(project, sources=None), version, key, next(_epochs))
+            _keep(project, updated)
+        elif from_file and updated.version != state.version:
+            _keep(project, updated)
         cache.put(key, updated)
         return updated
+
+
+# The live labels of a project as a process last read them, for the next new process: it
+# reads them back (0.5 million labels: 0.7 s from the database) and re-reads only the
+# queries the history names since. Written after a full read, and after a new process
+# caught up with the history; a file whose revision was reset is not used.
+def _kept_path(project: Project) -> Path:
+    return (
+        kept_files.folder()
+        / f"{kept_files.project_stem('labels', project.pk, project.created_at)}.npy"
+    )
+
+
+def _keep(project: Project, state: LabelState) -> None:
+    rows = state.labels
+    names = np.frombuffer(json.dumps(rows.annotators).encode(), dtype=np.uint8)
+    arrays = (rows.query, rows.source, rows.document, rows.start, rows.end, rows.grade)
+    version = np.array(state.version, dtype=np.int64)
+    kept_files.write_arrays(_kept_path(project), [version, names, *arrays])
+
+
+def _read_kept(project: Project, key: tuple) -> LabelState | None:
+    """The kept labels of the project; None when there are none or they do not hold
+    together."""
+    arrays = kept_files.read_arrays(_kept_path(project), 8)
+    if arrays is None:
+        return None
+    version, names, *columns = arrays
+    if version.shape != (3,) or version.dtype.kind != "i" or names.dtype != np.uint8:
+        return None
+    n = columns[0].size
+    if any(c.ndim != 1 or c.size != n or c.dtype != np.int64 for c in columns):
+        return None
+    try:
+        annotators = json.loads(names.tobytes().decode())
+    except ValueError:
+        return None
+    if not isinstance(annotators, list) or not all(isinstance(a, str) for a in annotators):
+        return None
+    source = columns[1]
+    if n and (source.min() < -1 or source.max() >= len(annotators)):
+        return None
+    labels = LabelRows(*columns, annotators=annotators)
+    return LabelState(labels, tuple(int(v) for v in version), key, next(_epochs))
+
+
+def prune() -> int:
+    """Delete this database's label files of projects that no longer exist; how many."""
+    return kept_files.prune_project_files("labels")
 
 
 def _advance(state: LabelState, project: Project, number: int) -> LabelState | None:

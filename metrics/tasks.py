@@ -8,7 +8,7 @@ from django_tasks import task
 from gold import kept_units
 from gold.units import level_units
 
-from . import run_indexes
+from . import label_state, run_indexes
 from .evaluation import own_level
 from .models import Run, RunLevel
 
@@ -40,4 +40,5 @@ def write_own_index(run_pk: int) -> bool:
         run_indexes.keep_stored_file(run)
     run_indexes.prune()
     kept_units.prune()
+    label_state.prune()
     return True

@@ -47,10 +47,10 @@ def _checksum(arrays: list[np.ndarray]) -> np.ndarray:
     return np.array([crc], dtype=np.uint32)
 
 
-def write_arrays(path: Path, arrays: list) -> None:
+def write_arrays(path: Path, arrays: list) -> bool:
     """Keep ``arrays`` in ``path``, one ``.npy`` after another and then their checksum
-    (written aside, then renamed). A file that cannot be written is logged and skipped:
-    it is only a cache."""
+    (written aside, then renamed); whether it was written. A file that cannot be written
+    is logged and skipped: it is only a cache."""
     temporary = None
     arrays = [np.asarray(array) for array in arrays]
     try:
@@ -66,6 +66,8 @@ def write_arrays(path: Path, arrays: list) -> None:
         log.warning("file %s not kept: %s", path.name, error)
         if temporary is not None:
             temporary.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def read_arrays(path: Path, count: int) -> list[np.ndarray] | None:

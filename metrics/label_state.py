@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +71,10 @@ class LabelState:
     epoch: int
     step: int = 0
     log: tuple = ()  # (step, changed query pks) of the latest incremental updates
+    # The version of the project's label file whose labels this epoch started from (its
+    # step 0), or None: what is derived at step 0 may be kept in files under it
+    # (``metrics.kept_values``), for new processes that start from the same file.
+    kept_version: tuple | None = None
 
     @property
     def mark(self) -> tuple[int, int]:
@@ -129,12 +133,30 @@ def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState
                 _newest(JudgmentHistory, project),
                 _newest(AdjudicationHistory, project),
             )
-            updated = LabelState(live_labels(project, sources=None), version, key, next(_epochs))
-            _keep(project, updated)
-        elif from_file and updated.version != state.version:
-            _keep(project, updated)
+            labels = live_labels(project, sources=None)
+            updated = LabelState(labels, version, key, next(_epochs))
+            updated = _keep(project, updated)
+        elif from_file and _worth_keeping_again(state, updated):
+            # A new epoch from the caught-up labels: what files hold under the old one
+            # would cost more to bring up to date than to derive again.
+            fresh = LabelState(updated.labels, updated.version, key, next(_epochs))
+            updated = _keep(project, fresh)
         cache.put(key, updated)
         return updated
+
+
+# A new process that caught up with more than this share of the labelled queries keeps
+# its labels as the new file; below it, the file (and what is derived under it) stays,
+# and each new process re-reads only the changed queries.
+KEEP_AGAIN_SHARE = 0.25
+
+
+def _worth_keeping_again(state: LabelState, updated: LabelState) -> bool:
+    changed = updated.changed_since(state.mark)
+    if changed is None:
+        return True
+    labelled = np.unique(updated.labels.query).size
+    return changed.size > KEEP_AGAIN_SHARE * max(labelled, 1)
 
 
 # The live labels of a project as a process last read them, for the next new process: it
@@ -148,12 +170,16 @@ def _kept_path(project: Project) -> Path:
     )
 
 
-def _keep(project: Project, state: LabelState) -> None:
+def _keep(project: Project, state: LabelState) -> LabelState:
+    """Write the state's labels as the project's file; the state, marked as kept when
+    the file was written."""
     rows = state.labels
     names = np.frombuffer(json.dumps(rows.annotators).encode(), dtype=np.uint8)
     arrays = (rows.query, rows.source, rows.document, rows.start, rows.end, rows.grade)
     version = np.array(state.version, dtype=np.int64)
-    kept_files.write_arrays(_kept_path(project), [version, names, *arrays])
+    if not kept_files.write_arrays(_kept_path(project), [version, names, *arrays]):
+        return state
+    return replace(state, kept_version=state.version)
 
 
 def _read_kept(project: Project, key: tuple) -> LabelState | None:
@@ -178,7 +204,8 @@ def _read_kept(project: Project, key: tuple) -> LabelState | None:
     if n and (source.min() < -1 or source.max() >= len(annotators)):
         return None
     labels = LabelRows(*columns, annotators=annotators)
-    return LabelState(labels, tuple(int(v) for v in version), key, next(_epochs))
+    version = tuple(int(v) for v in version)
+    return LabelState(labels, version, key, next(_epochs), kept_version=version)
 
 
 def prune() -> int:
@@ -232,7 +259,9 @@ def _advance(state: LabelState, project: Project, number: int) -> LabelState | N
             annotators=labels.annotators,
         )
     log = (*state.log, (state.step + 1, np.array(changed, dtype=np.int64)))[-LOG:]
-    return LabelState(labels, version, state.key, state.epoch, state.step + 1, log)
+    return LabelState(
+        labels, version, state.key, state.epoch, state.step + 1, log, state.kept_version
+    )
 
 
 def counted_labels(

@@ -10,6 +10,7 @@ full computation's, bit for bit (tested).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from numerics.significance import (
     resample_sums,
 )
 
+from . import kept_values
 from .label_state import LabelState, key_lock
 from .rankings import cache, lookup
 
@@ -68,7 +70,10 @@ def run_values(
 
 def _run_values(key, state, query_pks, evaluate, n_resamples):
     kept = cache.peek(key)
+    if kept is None:  # a new process: what one kept at the label file's own labels
+        kept = _read_kept(key, state)
     if kept is not None and kept.mark == state.mark and np.array_equal(kept.query_pks, query_pks):
+        cache.put(key, kept)
         return kept.values, kept.intervals
     changed = state.changed_since(kept.mark) if kept is not None else None
     if changed is None:
@@ -103,5 +108,57 @@ def _run_values(key, state, query_pks, evaluate, n_resamples):
         intervals = named_intervals(
             names, bootstrap_cis(matrix, n_resamples=n_resamples) if query_pks.size else None
         )
-    cache.put(key, _Scores(query_pks, values, sums, intervals, state.mark))
+    scores = _Scores(query_pks, values, sums, intervals, state.mark)
+    cache.put(key, scores)
+    if changed is None:
+        _keep(key, state, scores)
     return values, intervals
+
+
+KIND = "values"
+
+
+def _keep(key: tuple, state: LabelState, scores: _Scores) -> None:
+    names = list(scores.values)
+    matrix = np.array([scores.values[n] for n in names], dtype=np.float64)
+    matrix = matrix.reshape(len(names), scores.query_pks.size)
+    sums = np.zeros((0, 0, 0)) if scores.sums is None else scores.sums
+    bounds = np.array([scores.intervals.get(n, (np.nan, np.nan)) for n in names]).reshape(-1, 2)
+    dtypes = [scores.values[n].dtype.str for n in names]
+    text = np.frombuffer(json.dumps([names, dtypes]).encode(), dtype=np.uint8)
+    kept_values.write(KIND, key, state, [text, scores.query_pks, matrix, sums, bounds])
+
+
+def _read_kept(key: tuple, state: LabelState) -> _Scores | None:
+    """The values kept for ``key`` at the state's step 0, as of that step; None when
+    there are none or they do not hold together."""
+    arrays = kept_values.read(KIND, key, state, 5)
+    if arrays is None:
+        return None
+    text, query_pks, matrix, sums, bounds = arrays
+    try:
+        names, dtypes = json.loads(text.tobytes().decode())
+        dtypes = [np.dtype(d) for d in dtypes]
+    except (ValueError, TypeError):
+        return None
+    n = query_pks.size
+    if (
+        not isinstance(names, list)
+        or len(dtypes) != len(names)
+        or query_pks.dtype != np.int64
+        or matrix.shape != (len(names), n)
+        or bounds.shape != (len(names), 2)
+        or (sums.size and (sums.ndim != 3 or sums.shape[1] != len(names)))
+    ):
+        return None
+    values = {}
+    for name, row, dtype in zip(names, matrix, dtypes, strict=True):
+        row = row.astype(dtype)
+        row.flags.writeable = False
+        values[name] = row
+    intervals = {
+        n: (float(lo), float(hi))
+        for n, (lo, hi) in zip(names, bounds.tolist(), strict=True)
+        if not (np.isnan(lo) and np.isnan(hi))
+    }
+    return _Scores(query_pks, values, sums if sums.size else None, intervals, (state.epoch, 0))

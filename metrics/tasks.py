@@ -8,7 +8,7 @@ from django_tasks import task
 from gold import kept_units
 from gold.units import level_units
 
-from . import label_state, run_indexes
+from . import kept_values, label_state, run_indexes, score_cache
 from .evaluation import own_level
 from .models import Run, RunLevel
 
@@ -41,4 +41,5 @@ def write_own_index(run_pk: int) -> bool:
     run_indexes.prune()
     kept_units.prune()
     label_state.prune()
+    kept_values.prune(score_cache.KIND)
     return True

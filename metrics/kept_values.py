@@ -1,0 +1,66 @@
+"""What a dashboard derives from a project's labels, kept in files for new processes.
+
+A new process starts from the project's label file (``metrics.label_state``): its state's
+step 0 holds exactly the labels of that file, whose version the state names
+(``kept_version``). A value derived at step 0 (a run's per-query values and resample
+sums) is written under that version, and a new process starting from the same file reads
+it back as its own step 0 and brings it up to date for the changed queries alone, as a
+warm process does: a first render after a restart no longer evaluates every run (20 runs
+of 10,000 queries: most of a dashboard's first second).
+
+Files are named by the project, the label file's version and a digest of the value's
+key; writing one deletes the values of its kind that other versions of the file hold.
+Everything here is a cache (``annotator.kept_files``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from annotator import kept_files
+
+from .label_state import LabelState
+
+
+def _stem(kind: str, state: LabelState) -> str | None:
+    if state.kept_version is None or state.key[:2] != ("labels", "live"):
+        return None
+    _labels, _live, project_pk, created_at = state.key
+    return kept_files.project_stem(kind, project_pk, created_at)
+
+
+def _path(kind: str, key: tuple, state: LabelState) -> Path | None:
+    stem = _stem(kind, state)
+    if stem is None:
+        return None
+    version = "-".join(str(v) for v in state.kept_version)
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=12).hexdigest()
+    return kept_files.folder() / f"{stem}.{version}.{digest}.npy"
+
+
+def read(kind: str, key: tuple, state: LabelState, count: int) -> list[np.ndarray] | None:
+    """The ``count`` arrays kept for ``key`` under the state's label file: the value at
+    the state's step 0, whatever step it is at now (the caller brings it up to date)."""
+    path = _path(kind, key, state)
+    return None if path is None else kept_files.read_arrays(path, count)
+
+
+def write(kind: str, key: tuple, state: LabelState, arrays: list[np.ndarray]) -> None:
+    """Keep ``arrays`` for ``key`` when the state is at its step 0; the project's values of
+    this kind under other versions of the label file are deleted."""
+    path = _path(kind, key, state)
+    if path is None or state.step != 0:
+        return
+    if kept_files.write_arrays(path, arrays):
+        version = path.name.split(".")[4]
+        for other in path.parent.glob(f"{_stem(kind, state)}.*.npy"):
+            if other.name.split(".")[4] != version:
+                other.unlink(missing_ok=True)
+
+
+def prune(kind: str) -> int:
+    """Delete this database's values of ``kind`` of projects that no longer exist."""
+    return kept_files.prune_project_files(kind)

@@ -1,0 +1,125 @@
+"""A new process reads the runs' per-query values and intervals that a process derived
+from the same label file, and evaluates again only the queries changed since: the same
+values and intervals, bit for bit, as evaluating everything (evaluating 20 runs of 10,000
+queries was most of a dashboard's first second after a restart)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+
+from annotator.evidence import Evidence
+from annotator.labels import change_label
+from metrics import evaluation
+from metrics import label_state as label_state_module
+from metrics.evaluation import evaluate_run, load_gold
+from metrics.models import Run
+from metrics.rankings import cache
+from tests.test_label_revision import small_project
+
+pytestmark = pytest.mark.django_db
+MEASURES = ["nDCG@3", "P@2", "num_rel_ret"]
+
+
+@pytest.fixture
+def project_data(settings, tmp_path):
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    owner = get_user_model().objects.create_user("olga", password="x")
+    cache.clear()
+    yield small_project("alpha", owner)
+    cache.clear()
+
+
+@pytest.fixture
+def evaluated(monkeypatch):
+    """The query keys each evaluation was asked for."""
+    asked = []
+    real = evaluation.evaluate_index
+
+    def counting(*args, query_keys, **kwargs):
+        asked.append(np.asarray(query_keys).tolist())
+        return real(*args, query_keys=query_keys, **kwargs)
+
+    monkeypatch.setattr(evaluation, "evaluate_index", counting)
+    return asked
+
+
+def _scores(project):
+    run = Run.objects.get(project=project)
+    scores = evaluate_run(run, load_gold(project, "documents"), MEASURES)
+    return {n: v.tolist() for n, v in scores.values.items()}, scores.intervals
+
+
+def _everything(project):
+    """What a process with no files and nothing in memory computes."""
+    cache.clear()
+    for path in label_state_module.kept_files.folder().glob("*.npy"):
+        path.unlink()
+    return _scores(project)
+
+
+def _label(data, query, document, grade):
+    change_label(
+        query=data["queries"][query],
+        annotator=data["owner"],
+        evidence=Evidence.for_document(data["documents"][document]),
+        grade=grade,
+    )
+
+
+def test_a_new_process_reads_the_values_instead_of_evaluating(project_data, evaluated):
+    project = project_data["project"]
+    first = _scores(project)
+    assert evaluated and list(label_state_module.kept_files.folder().glob("values.*.npy"))
+    cache.clear()
+    evaluated.clear()
+    again = _scores(project)
+    assert evaluated == []
+    assert again == first
+    values = again[0]
+    assert isinstance(values["num_rel_ret"][0], type(first[0]["num_rel_ret"][0]))
+
+
+def test_after_changes_a_new_process_evaluates_only_the_changed_queries(
+    project_data, evaluated, monkeypatch
+):
+    monkeypatch.setattr(label_state_module, "KEEP_AGAIN_SHARE", 1.0)
+    project = project_data["project"]
+    _scores(project)
+    _label(project_data, 1, 3, 3)
+    _label(project_data, 1, 0, None)
+    cache.clear()
+    evaluated.clear()
+    got = _scores(project)
+    assert evaluated == [[project_data["queries"][1].pk]]
+    assert got == _everything(project)
+
+
+def test_many_changes_start_a_new_label_file_and_new_values(project_data, evaluated):
+    project = project_data["project"]
+    _scores(project)
+    assert len(list(label_state_module.kept_files.folder().glob("labels.*.npy"))) == 1
+    old_version = label_state_module._read_kept(project, ("k",)).version
+    _label(project_data, 0, 3, 2)  # one query of two: past a quarter
+    cache.clear()
+    evaluated.clear()
+    got = _scores(project)
+    assert len(evaluated) == 1 and len(evaluated[0]) == 2  # everything, once
+    assert label_state_module._read_kept(project, ("k",)).version != old_version
+    values_files = list(label_state_module.kept_files.folder().glob("values.*.npy"))
+    assert len(values_files) == 1  # the older version's values deleted
+    assert got == _everything(project)
+
+
+def test_a_damaged_values_file_is_evaluated_again(project_data, evaluated):
+    project = project_data["project"]
+    first = _scores(project)
+    (path,) = label_state_module.kept_files.folder().glob("values.*.npy")
+    data = bytearray(path.read_bytes())
+    data[-40] ^= 0xFF
+    path.write_bytes(bytes(data))
+    cache.clear()
+    evaluated.clear()
+    assert _scores(project) == first
+    assert evaluated

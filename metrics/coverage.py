@@ -18,6 +18,7 @@ from annotator.sources import source_labels
 from gold.units import adjudicated_units, annotator_unit_grades
 from numerics.mapping import MappingPolicy
 
+from . import kept_values
 from .evaluation import Gold
 from .label_state import counted_labels
 from .rankings import cache, lookup, run_version
@@ -166,7 +167,12 @@ def run_coverage(run, gold: Gold, k: int) -> Coverage:
     state = gold.state
     mark = state.mark if state is not None else None
     kept = cache.peek(key)
-    if kept is not None and kept.mark == mark:
+    if kept is None and state is not None:  # a new process: as kept at the label file's
+        found = kept_values.read_named(KIND, key, state)
+        if found is not None:
+            kept = _Kept(Coverage(found[1]), found[0], (state.epoch, 0))
+    if kept is not None and kept.mark == mark and np.array_equal(kept.query_pks, gold.query_pks):
+        cache.put(key, kept)
         return kept.coverage
     coverage = None
     if kept is not None and kept.mark is not None and state is not None:
@@ -175,8 +181,13 @@ def run_coverage(run, gold: Gold, k: int) -> Coverage:
             coverage = _updated_coverage(kept, run, gold, k, changed)
     if coverage is None:
         coverage = _run_coverage(run, gold, k)
+        if state is not None:
+            kept_values.write_named(KIND, key, state, gold.query_pks, coverage.per_query)
     cache.put(key, _Kept(coverage, gold.query_pks, mark))
     return coverage
+
+
+KIND = "coverage"
 
 
 def top_keys(run, units, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ Everything here is a cache (``annotator.kept_files``).
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,49 @@ def write(kind: str, key: tuple, state: LabelState, arrays: list[np.ndarray]) ->
         for other in path.parent.glob(f"{_stem(kind, state)}.*.npy"):
             if other.name.split(".")[4] != version:
                 other.unlink(missing_ok=True)
+
+
+def write_named(
+    kind: str,
+    key: tuple,
+    state: LabelState,
+    query_pks: np.ndarray,
+    named: dict[str, np.ndarray],
+    extra: list[np.ndarray] = (),
+) -> None:
+    """``write`` per-query arrays (``named``, each over ``query_pks``) and ``extra``."""
+    names = list(named)
+    dtypes = [named[n].dtype.str for n in names]
+    matrix = np.array([named[n] for n in names], dtype=np.float64)
+    text = np.frombuffer(json.dumps([names, dtypes]).encode(), dtype=np.uint8)
+    arrays = [text, query_pks, matrix.reshape(len(names), query_pks.size), *extra]
+    write(kind, key, state, arrays)
+
+
+def read_named(
+    kind: str, key: tuple, state: LabelState, n_extra: int = 0
+) -> tuple[np.ndarray, dict[str, np.ndarray], list[np.ndarray]] | None:
+    """What ``write_named`` kept: (query pks, the named arrays, read-only, in their own
+    types, the extra arrays); None when there is none or it does not hold together."""
+    arrays = read(kind, key, state, 3 + n_extra)
+    if arrays is None:
+        return None
+    text, query_pks, matrix, *extra = arrays
+    try:
+        names, dtypes = json.loads(text.tobytes().decode())
+        dtypes = [np.dtype(d) for d in dtypes]
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(names, list) or len(dtypes) != len(names) or query_pks.dtype != np.int64:
+        return None
+    if matrix.shape != (len(names), query_pks.size):
+        return None
+    named = {}
+    for name, row, dtype in zip(names, matrix, dtypes, strict=True):
+        row = row.astype(dtype)
+        row.flags.writeable = False
+        named[name] = row
+    return query_pks, named, extra
 
 
 def prune(kind: str) -> int:

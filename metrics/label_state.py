@@ -123,7 +123,9 @@ def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState
         if from_file:  # a new process: the labels as a process last kept them
             state = _read_kept(project, key)
         updated = None
-        if state is not None and now.reset <= state.version[0]:
+        if state is not None and state.version[0] == now.number:  # the file is current
+            updated = state
+        elif state is not None and now.reset <= state.version[0]:
             updated = _advance(state, project, now.number)
         if updated is None:
             # The revision and history marks are read before the labels: a change in

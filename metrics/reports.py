@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,7 @@ from gold.units import DOCUMENTS, PAGES, Units, level_name, level_units
 from numerics.mapping import fragmentation
 from numerics.spans import SpanArrays
 
-from . import charts
+from . import charts, kept_values
 from .coverage import run_coverage
 from .evaluation import (
     LOW_COVERAGE,
@@ -27,6 +28,7 @@ from .evaluation import (
 from .label_state import counted_labels, label_state
 from .models import Run
 from .rankings import cache, ranked_run
+from .run_indexes import run_index
 
 SNIPPET = 400  # characters of a unit's text shown in a drill-down
 
@@ -237,6 +239,8 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
     base = ("diagnostics", state.key, chunks.fingerprint, str(setting.mapping))
     key = (*base, sources.key if sources is not None else None, state.mark)
     kept = cache.peek(key)
+    if kept is None and state.step == 0:  # a new process: as kept at the label file's
+        kept = _read_diagnostics(key[:-1], state)  # the mark's epoch is this process's
     if kept is None:
         labels = counted_labels(state, sources)
         values = fragmentation(
@@ -249,12 +253,29 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
         # Older states' figures are never asked for again.
         cache.discard(lambda k: k[: len(base)] == base and k[-1] != state.mark)
         kept = _Diagnostics(values)
-        cache.put(key, kept)
+        text = np.frombuffer(json.dumps(values).encode(), dtype=np.uint8)
+        kept_values.write(DIAGNOSTICS, key[:-1], state, [text])
+    cache.put(key, kept)
     result = dict(kept.values)
-    retrieved = ranked_run(run, gold.units).query
+    # The run's queries at these units: its index's (kept in a file), not its ranking.
+    retrieved = run_index(run, gold.units).query
     result["gold_queries_retrieved"] = int(np.isin(gold.query_pks, retrieved).sum())
     result["gold_queries"] = len(gold.query_pks)
     return result
+
+
+DIAGNOSTICS = "diagnostics"
+
+
+def _read_diagnostics(key: tuple, state) -> _Diagnostics | None:
+    arrays = kept_values.read(DIAGNOSTICS, key, state, 1)
+    if arrays is None:
+        return None
+    try:
+        values = json.loads(arrays[0].tobytes().decode())
+    except ValueError:
+        return None
+    return _Diagnostics(values) if isinstance(values, dict) else None
 
 
 def ranking(

@@ -10,7 +10,6 @@ full computation's, bit for bit (tested).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -120,42 +119,23 @@ KIND = "values"
 
 def _keep(key: tuple, state: LabelState, scores: _Scores) -> None:
     names = list(scores.values)
-    matrix = np.array([scores.values[n] for n in names], dtype=np.float64)
-    matrix = matrix.reshape(len(names), scores.query_pks.size)
     sums = np.zeros((0, 0, 0)) if scores.sums is None else scores.sums
     bounds = np.array([scores.intervals.get(n, (np.nan, np.nan)) for n in names]).reshape(-1, 2)
-    dtypes = [scores.values[n].dtype.str for n in names]
-    text = np.frombuffer(json.dumps([names, dtypes]).encode(), dtype=np.uint8)
-    kept_values.write(KIND, key, state, [text, scores.query_pks, matrix, sums, bounds])
+    kept_values.write_named(KIND, key, state, scores.query_pks, scores.values, [sums, bounds])
 
 
 def _read_kept(key: tuple, state: LabelState) -> _Scores | None:
     """The values kept for ``key`` at the state's step 0, as of that step; None when
     there are none or they do not hold together."""
-    arrays = kept_values.read(KIND, key, state, 5)
-    if arrays is None:
+    found = kept_values.read_named(KIND, key, state, 2)
+    if found is None:
         return None
-    text, query_pks, matrix, sums, bounds = arrays
-    try:
-        names, dtypes = json.loads(text.tobytes().decode())
-        dtypes = [np.dtype(d) for d in dtypes]
-    except (ValueError, TypeError):
+    query_pks, values, (sums, bounds) = found
+    names = list(values)
+    if bounds.shape != (len(names), 2):
         return None
-    n = query_pks.size
-    if (
-        not isinstance(names, list)
-        or len(dtypes) != len(names)
-        or query_pks.dtype != np.int64
-        or matrix.shape != (len(names), n)
-        or bounds.shape != (len(names), 2)
-        or (sums.size and (sums.ndim != 3 or sums.shape[1] != len(names)))
-    ):
+    if sums.size and (sums.ndim != 3 or sums.shape[1] != len(names)):
         return None
-    values = {}
-    for name, row, dtype in zip(names, matrix, dtypes, strict=True):
-        row = row.astype(dtype)
-        row.flags.writeable = False
-        values[name] = row
     intervals = {
         n: (float(lo), float(hi))
         for n, (lo, hi) in zip(names, bounds.tolist(), strict=True)

@@ -8,7 +8,7 @@ from django_tasks import task
 from gold import kept_units
 from gold.units import level_units
 
-from . import kept_values, label_state, run_indexes, score_cache
+from . import coverage, kept_values, label_state, reports, run_indexes, score_cache
 from .evaluation import own_level
 from .models import Run, RunLevel
 
@@ -42,4 +42,6 @@ def write_own_index(run_pk: int) -> bool:
     kept_units.prune()
     label_state.prune()
     kept_values.prune(score_cache.KIND)
+    kept_values.prune(coverage.KIND)
+    kept_values.prune(reports.DIAGNOSTICS)
     return True

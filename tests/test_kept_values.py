@@ -16,10 +16,12 @@ from metrics import label_state as label_state_module
 from metrics.evaluation import evaluate_run, load_gold
 from metrics.models import Run
 from metrics.rankings import cache
+from tests import test_metrics_views
 from tests.test_label_revision import small_project
 
 pytestmark = pytest.mark.django_db
 MEASURES = ["nDCG@3", "P@2", "num_rel_ret"]
+bench = test_metrics_views.bench  # the shared fixture
 
 
 @pytest.fixture
@@ -76,6 +78,7 @@ def test_a_new_process_reads_the_values_instead_of_evaluating(project_data, eval
     evaluated.clear()
     again = _scores(project)
     assert evaluated == []
+    assert label_state_module.label_state(project).step == 0  # the file's own labels
     assert again == first
     values = again[0]
     assert isinstance(values["num_rel_ret"][0], type(first[0]["num_rel_ret"][0]))
@@ -123,3 +126,71 @@ def test_a_damaged_values_file_is_evaluated_again(project_data, evaluated):
     evaluated.clear()
     assert _scores(project) == first
     assert evaluated
+
+
+def test_coverage_is_read_back_and_brought_up_to_date_the_same_way(project_data, monkeypatch):
+    from metrics import coverage as coverage_module
+
+    monkeypatch.setattr(label_state_module, "KEEP_AGAIN_SHARE", 1.0)
+    asked = []
+    real = coverage_module._shares
+
+    def counting(run, gold, k, query_pks, *args):
+        asked.append(query_pks.tolist())
+        return real(run, gold, k, query_pks, *args)
+
+    monkeypatch.setattr(coverage_module, "_shares", counting)
+    project = project_data["project"]
+    run = Run.objects.get(project=project)
+
+    def shares():
+        per_query = coverage_module.run_coverage(run, load_gold(project, "documents"), 3).per_query
+        return {name: values.tolist() for name, values in per_query.items()}
+
+    first = shares()
+    cache.clear()
+    asked.clear()
+    assert shares() == first and asked == []
+    _label(project_data, 0, 3, 3)
+    cache.clear()
+    asked.clear()
+    got = shares()
+    assert asked == [[project_data["queries"][0].pk]]
+    cache.clear()
+    for path in label_state_module.kept_files.folder().glob("*.npy"):
+        path.unlink()
+    assert got == shares()
+
+
+def test_diagnostics_are_read_back_while_the_labels_are_the_files(
+    bench, personas, monkeypatch, tmp_path, settings
+):
+    """The fragmentation figures hold for the very labels they were worked out from: a
+    new process reads them back only while its labels are the file's (step 0)."""
+    from metrics import reports
+    from metrics.evaluation import evaluation_setting
+
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    cache.clear()
+    calls = []
+    real = reports.fragmentation
+    monkeypatch.setattr(reports, "fragmentation", lambda *a, **k: calls.append(1) or real(*a, **k))
+    run = bench["runs"][0]
+    setting = evaluation_setting(run.project, level="halves", k=3)
+    first = reports.diagnostics(run, setting)
+    cache.clear()
+    again = reports.diagnostics(run, evaluation_setting(run.project, level="halves", k=3))
+    assert again == first and len(calls) == 1
+    change_label(
+        query=bench["queries"][0],
+        annotator=personas["annotator"],
+        evidence=Evidence.for_chunk(bench["chunks"][11]),
+        grade=3,
+    )
+    cache.clear()
+    changed = reports.diagnostics(run, evaluation_setting(run.project, level="halves", k=3))
+    assert len(calls) == 2
+    cache.clear()
+    for path in tmp_path.glob("*.npy"):
+        path.unlink()
+    assert changed == reports.diagnostics(run, evaluation_setting(run.project, level="halves", k=3))

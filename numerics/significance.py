@@ -49,6 +49,14 @@ def _resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
     return weights
 
 
+def resample_weights(n: int, n_resamples: int, seed: int = 0) -> np.ndarray | None:
+    """The draw counts ``resample_sums`` uses for n values, (n, n_resamples), read-only;
+    None when it does not keep them (more than ``WEIGHT_CELLS``)."""
+    if n == 0 or n * n_resamples > WEIGHT_CELLS:
+        return None
+    return _resample_weights(n, n_resamples, seed)
+
+
 def _offsets(n_resamples: int, n: int):
     done = 0
     for step in _blocks(n_resamples, n):
@@ -62,7 +70,9 @@ def _offsets(n_resamples: int, n: int):
 QUERY_BLOCK = 512
 
 
-def resample_sums(values, *, n_resamples: int, seed: int = 0, previous=None, changed=None):
+def resample_sums(
+    values, *, n_resamples: int, seed: int = 0, previous=None, changed=None, weights=None
+):
     """Per block of ``QUERY_BLOCK`` queries, Σ_k values[m, k]·W[k, r] over the block's
     queries k (W: ``_resample_weights``, draw counts), shape (blocks, measures,
     resamples); None when the weights are not kept (large problems).
@@ -70,12 +80,14 @@ def resample_sums(values, *, n_resamples: int, seed: int = 0, previous=None, cha
     With ``previous`` (the sums of values that differ only at the positions ``changed``),
     only the blocks holding a changed position are recomputed: the result equals the full
     computation bit for bit, since each block's sum depends on that block alone.
+    ``weights``: ``resample_weights(n, n_resamples, seed)``, when the caller keeps them.
     """
     values = np.atleast_2d(np.asarray(values, dtype=np.float64))
     n = values.shape[-1]
     if n == 0 or n * n_resamples > WEIGHT_CELLS:
         return None
-    weights = _resample_weights(n, n_resamples, seed)
+    if weights is None:
+        weights = _resample_weights(n, n_resamples, seed)
     n_blocks = -(-n // QUERY_BLOCK)
     if previous is None:
         sums = np.empty((n_blocks, values.shape[0], n_resamples))

@@ -46,3 +46,33 @@ def test_top_k_from_the_index_file_with_ties_at_the_cutoff(monkeypatch):
     assert sorted(keys.tolist()) == expected([(q1, "d3"), (q1, "d2"), (q1, "d1"), (q2, "d0")])
     _query, keys = coverage.top_keys(run, units, 10)
     assert np.unique(keys).size == 5
+
+
+def test_top_rows_come_back_from_their_file_and_a_damaged_one_is_derived_again(
+    monkeypatch, settings, tmp_path
+):
+    from metrics import run_indexes
+
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    project = Project.objects.create(slug="top", name="Top")
+    docs = [Document.objects.create(project=project, doc_id=f"d{i}", text="x") for i in range(6)]
+    queries = [Query.objects.create(project=project, qid=str(i), text="q") for i in range(3)]
+    rng = np.random.default_rng(4)
+    run = Run(project=project, name="r", level="document")
+    pairs = [(q.pk, d.pk) for q in queries for d in docs]
+    run.set_results([q for q, _ in pairs], [d for _, d in pairs], rng.integers(0, 3, len(pairs)))
+    run.save()
+    units = units_for_level(project, "documents")
+    derived = [a.tolist() for a in run_indexes.top_rows(run, units, 4)]
+    (path,) = tmp_path.glob("*.top4.npy")
+    cache.clear()
+    monkeypatch.setattr(run_indexes, "run_index", lambda *a: pytest.fail("index read"))
+    assert [a.tolist() for a in run_indexes.top_rows(run, units, 4)] == derived
+    monkeypatch.undo()
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    data = bytearray(path.read_bytes())
+    data[-30] ^= 0x01
+    path.write_bytes(bytes(data))
+    cache.clear()
+    assert [a.tolist() for a in run_indexes.top_rows(run, units, 4)] == derived
+    assert run_indexes.prune() == 0 and path.exists()  # the run's file: kept

@@ -194,3 +194,24 @@ def test_diagnostics_are_read_back_while_the_labels_are_the_files(
     for path in tmp_path.glob("*.npy"):
         path.unlink()
     assert changed == reports.diagnostics(run, evaluation_setting(run.project, level="halves", k=3))
+
+
+def test_resample_weights_come_back_from_their_file_bit_for_bit(settings, tmp_path, monkeypatch):
+    from metrics import score_cache
+    from numerics import significance
+
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    cache.clear()
+    significance._resample_weights.cache_clear()
+    drawn = score_cache.kept_weights(300, 1000)
+    assert np.array_equal(drawn, significance.resample_weights(300, 1000))
+    cache.clear()
+    monkeypatch.setattr(significance, "_resample_weights", lambda *a: pytest.fail("drawn again"))
+    kept = score_cache.kept_weights(300, 1000)
+    assert kept.dtype == np.float64 and np.array_equal(kept, drawn) and not kept.flags.writeable
+    assert score_cache.kept_weights(0, 1000) is None
+    assert score_cache.kept_weights(significance.WEIGHT_CELLS, 1000) is None
+    monkeypatch.undo()
+    for n in range(301, 301 + score_cache.WEIGHT_FILES + 2):  # only the newest files stay
+        score_cache.kept_weights(n, 10)
+    assert len(list(tmp_path.glob("weights.*.npy"))) == score_cache.WEIGHT_FILES

@@ -147,7 +147,10 @@ def ranked_run(run: Run, units: Units) -> RankedRun:
       page holding its first character) and a unit's score is its best chunk's score —
       the usual way to judge a chunk retriever by the documents it surfaces.
     """
-    return cache.get(("ranked", *run_version(run), units.fingerprint), lambda: rank_at(run, units))
+    from .run_indexes import ranked_from_file  # it imports this module
+
+    key = ("ranked", *run_version(run), units.fingerprint)
+    return cache.get(key, lambda: ranked_from_file(run, units))
 
 
 def rank_at(run: Run, units: Units) -> RankedRun:

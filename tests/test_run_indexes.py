@@ -33,7 +33,12 @@ def index_dir(settings, tmp_path):
 
 
 def index_files(run: Run) -> list:
-    return [p for p in run_files(run) if not p.name.endswith("-stored.npy")]
+    """The run's index files (not its stored rows, ranking or top rows)."""
+    return [
+        p
+        for p in run_files(run)
+        if not p.name.endswith(("-stored.npy", ".ranked.npy")) and ".top" not in p.name
+    ]
 
 
 def run_files(run: Run) -> list:
@@ -144,7 +149,8 @@ def test_an_import_queues_the_worker_that_writes_the_file_at_the_runs_own_units(
     assert len(cache._items) == 0  # the worker keeps nothing in its own memory
     units = level_units(project, own_level(run))
     assert index_files(run) == [run_indexes.index_path(run, units)]
-    assert len(run_files(run)) == 2  # and the file of stored rows the labelling pool reads
+    # … its ranking (a drill-down's) and the file of stored rows the labelling pool reads
+    assert len(run_files(run)) == 3
     assert not write_own_index(10**9)  # a run deleted before the worker came to it
 
 
@@ -161,3 +167,25 @@ def test_deleting_a_run_deletes_its_files_and_the_worker_prunes_runs_gone_otherw
     Run.objects.filter(pk=second.pk).delete()  # gone without the delete page (a project)
     write_own_index(bench["doc_run"].pk)
     assert run_files(second) == [] and len(index_files(bench["doc_run"])) == 1
+
+
+@pytest.mark.parametrize("level", ["halves", "documents", "pages"])
+def test_a_rankings_file_gives_the_ranking_without_the_stored_results(bench, monkeypatch, level):
+    from metrics.rankings import rank_at, ranked_run
+
+    run = bench["runs"][0]
+    units = level_units(run.project, level)
+    expected = rank_at(run, units)
+    fresh_process()
+    ranked_run(run, units)  # computed once, and its file written
+    (path,) = [p for p in run_files(run) if p.name.endswith(".ranked.npy")]
+    fresh_process()
+    monkeypatch.setattr(Run, "get_results", lambda *a, **k: pytest.fail("stored results read"))
+    got = ranked_run(run, units)
+    for name in ("query", "bounds", "item", "score"):
+        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+    monkeypatch.undo()
+    path.write_bytes(path.read_bytes()[:-8] + b"\xff" * 8)  # damaged: ranked again
+    fresh_process()
+    again = ranked_run(run, units)
+    assert np.array_equal(again.item, expected.item)

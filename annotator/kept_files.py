@@ -11,6 +11,7 @@ the folder is safe to delete.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import tempfile
@@ -115,3 +116,27 @@ def prune_project_files(kind: str) -> int:
     for path in gone:
         path.unlink(missing_ok=True)
     return len(gone)
+
+
+def write_json(path: Path, value) -> bool:
+    """Keep a JSON value in ``path`` (as ``write_arrays`` does, with its checksum)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True).encode()
+    return write_arrays(path, [np.frombuffer(text, dtype=np.uint8)])
+
+
+def read_json(path: Path):
+    """The JSON value kept in ``path``; None when there is none or it cannot be read."""
+    arrays = read_arrays(path, 1)
+    if arrays is None or arrays[0].dtype != np.uint8:
+        return None
+    try:
+        return json.loads(arrays[0].tobytes().decode())
+    except ValueError:
+        return None
+
+
+def keep_latest(path: Path, stem: str) -> None:
+    """Delete the files named ``{stem}.*.npy`` other than ``path``."""
+    for other in path.parent.glob(f"{stem}.*.npy"):
+        if other != path:
+            other.unlink(missing_ok=True)

@@ -7,11 +7,13 @@ the max over their labels mapped onto that unit (``gold.units``). Pseudo-annotat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
+from annotator import kept_files
 from annotator.caches import cache
 from annotator.models import Judgment, Project, Query
 from annotator.revisions import revision
@@ -127,10 +129,29 @@ def project_agreement(
     kept = cache.peek(key)
     if kept is not None:
         return kept.report
-    report = _project_agreement(project, level, mapping, sources, everyone, humans, pseudo)
+    # A new process reads the report a process kept at this revision (1–2 s of work at
+    # 500,000 labels); any label change moves the revision, and the report is made again.
+    stem = kept_files.project_stem("agreement", project.pk, project.created_at)
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=12).hexdigest()
+    path = kept_files.folder() / f"{stem}.{digest}.npy"
+    report = _report_of(kept_files.read_json(path))
+    if report is None:
+        report = _project_agreement(project, level, mapping, sources, everyone, humans, pseudo)
+        if kept_files.write_json(path, asdict(report)):
+            kept_files.keep_latest(path, stem)
     cache.discard(lambda k: k[:3] == project_key and k[3] != now)  # older revisions
     cache.put(key, _Kept(report, _size(report)))
     return report
+
+
+def _report_of(value) -> AgreementReport | None:
+    """An ``AgreementReport`` from its kept JSON; None when it does not hold one."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return AgreementReport(**value)
+    except TypeError:
+        return None
 
 
 @dataclass(frozen=True)

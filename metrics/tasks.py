@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django_tasks import task
 
+from annotator import kept_files
 from gold import kept_units
 from gold.units import level_units
 
@@ -44,4 +45,5 @@ def write_own_index(run_pk: int) -> bool:
     kept_values.prune(score_cache.KIND)
     kept_values.prune(coverage.KIND)
     kept_values.prune(reports.DIAGNOSTICS)
+    kept_files.prune_project_files("agreement")
     return True

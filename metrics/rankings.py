@@ -138,7 +138,7 @@ def can_evaluate(run: Run, level: str) -> bool:
     return level in (DOCUMENTS, PAGES) or (run.chunking is not None and run.chunking.name == level)
 
 
-def ranked_run(run: Run, units: Units) -> RankedRun:
+def ranked_run(run: Run, units: Units, *, keep: bool = False) -> RankedRun:
     """The run at the units' level, items as unit indices, in trec_eval order; cached.
 
     - a chunk run at its own chunking's level, or a document run at document level: the
@@ -146,11 +146,15 @@ def ranked_run(run: Run, units: Units) -> RankedRun:
     - a chunk run at document (or page) level: each chunk stands for its document (or the
       page holding its first character) and a unit's score is its best chunk's score —
       the usual way to judge a chunk retriever by the documents it surfaces.
+
+    Read from the ranking's file when there is one (the worker writes it at the run's own
+    units); ``keep``: write it when there is not (a drill-down does; an index built in a
+    request does not: 20 runs at three levels would write half a gigabyte).
     """
     from .run_indexes import ranked_from_file  # it imports this module
 
     key = ("ranked", *run_version(run), units.fingerprint)
-    return cache.get(key, lambda: ranked_from_file(run, units))
+    return cache.get(key, lambda: ranked_from_file(run, units, write=keep))
 
 
 def rank_at(run: Run, units: Units) -> RankedRun:

@@ -284,7 +284,7 @@ def ranking(
     """The query's top ``depth`` units in the run's ranking with their grades, and the
     rank of the first relevant unit and the gold units missed in the top k."""
     gold = setting.for_run(run).gold
-    ranked = ranked_run(run, gold.units)
+    ranked = ranked_run(run, gold.units, keep=True)
     rows = ranked.rows(query.pk)
     unit, score = ranked.item[rows], ranked.score[rows]
     in_query = gold.grades.query == query.pk

@@ -91,9 +91,10 @@ def _ranked_path(run: Run, units: Units) -> Path:
     return kept_files.folder() / f"{prefix}{units.fingerprint}.ranked.npy"
 
 
-def ranked_from_file(run: Run, units: Units) -> RankedRun:
-    """``rankings.rank_at`` from its file, else computed and written: a drill-down's first
-    render read and ranked the whole stored run (0.3 s at 500,000 results)."""
+def ranked_from_file(run: Run, units: Units, *, write: bool = True) -> RankedRun:
+    """``rankings.rank_at`` from its file, else computed (and, with ``write``, written): a
+    drill-down's first render read and ranked the whole stored run (0.3 s at 500,000
+    results)."""
     path = _ranked_path(run, units)
     arrays = kept_files.read_arrays(path, 4)
     if arrays is not None:
@@ -101,7 +102,8 @@ def ranked_from_file(run: Run, units: Units) -> RankedRun:
         if _ranked_fits(ranked, len(units.ids)):
             return ranked
     ranked = rank_at(run, units)
-    kept_files.write_arrays(path, [ranked.query, ranked.bounds, ranked.item, ranked.score])
+    if write:
+        kept_files.write_arrays(path, [ranked.query, ranked.bounds, ranked.item, ranked.score])
     return ranked
 
 

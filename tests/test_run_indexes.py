@@ -177,7 +177,10 @@ def test_a_rankings_file_gives_the_ranking_without_the_stored_results(bench, mon
     units = level_units(run.project, level)
     expected = rank_at(run, units)
     fresh_process()
-    ranked_run(run, units)  # computed once, and its file written
+    ranked_run(run, units)  # computed for an index (say): no file written
+    assert not [p for p in run_files(run) if p.name.endswith(".ranked.npy")]
+    fresh_process()
+    ranked_run(run, units, keep=True)  # a drill-down's: computed once, and its file written
     (path,) = [p for p in run_files(run) if p.name.endswith(".ranked.npy")]
     fresh_process()
     monkeypatch.setattr(Run, "get_results", lambda *a, **k: pytest.fail("stored results read"))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from django.contrib.auth import get_user_model
 
 from annotator.evidence import Evidence
 from annotator.labels import change_label
@@ -17,20 +16,13 @@ from metrics.evaluation import evaluate_run, load_gold
 from metrics.models import Run
 from metrics.rankings import cache
 from tests import test_metrics_views
-from tests.test_label_revision import small_project
+from tests.test_label_state_file import project_data
+
+__all__ = ["project_data"]  # the fixture: a small project, its own folder of files
 
 pytestmark = pytest.mark.django_db
 MEASURES = ["nDCG@3", "P@2", "num_rel_ret"]
 bench = test_metrics_views.bench  # the shared fixture
-
-
-@pytest.fixture
-def project_data(settings, tmp_path):
-    settings.ASSAY_RUN_INDEX_DIR = tmp_path
-    owner = get_user_model().objects.create_user("olga", password="x")
-    cache.clear()
-    yield small_project("alpha", owner)
-    cache.clear()
 
 
 @pytest.fixture

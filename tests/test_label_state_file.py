@@ -63,29 +63,29 @@ def test_a_new_process_reads_the_labels_from_the_file(project_data):
     assert again.version == first.version
 
 
+def _label(data, annotator, document: int, grade) -> None:
+    """``annotator``'s label of the second query on a document (None: removed)."""
+    change_label(
+        query=data["queries"][1],
+        annotator=annotator,
+        evidence=Evidence.for_document(data["documents"][document]),
+        grade=grade,
+    )
+
+
 def test_a_new_process_reads_again_only_the_changed_queries(project_data):
     project, owner = project_data["project"], project_data["owner"]
     _new_process_state(project)
     query = project_data["queries"][1]
     other = get_user_model().objects.create_user("pia", password="x")
     for annotator, grade in ((owner, 2), (other, 1)):  # a new annotator among them
-        change_label(
-            query=query,
-            annotator=annotator,
-            evidence=Evidence.for_document(project_data["documents"][3]),
-            grade=grade,
-        )
+        _label(project_data, annotator, 3, grade)
     state, reads = _new_process_state(project)
     assert _rows(state.labels) == _rows(live_labels(project, sources=None))
     # Caught up and kept: the next new process reads nothing.
     state, reads = _new_process_state(project)
     assert reads == [] and _rows(state.labels) == _rows(live_labels(project, sources=None))
-    change_label(
-        query=query,
-        annotator=owner,
-        evidence=Evidence.for_document(project_data["documents"][0]),
-        grade=None,
-    )
+    _label(project_data, owner, 0, None)
     state, reads = _new_process_state(project)
     assert reads and all(f"= {query.pk}" in sql or "IN (" in sql for sql in reads), reads
     assert _rows(state.labels) == _rows(live_labels(project, sources=None))

@@ -118,21 +118,31 @@ def prune_project_files(kind: str) -> int:
     return len(gone)
 
 
+def json_array(value) -> np.ndarray:
+    """A JSON value as an array of its UTF-8 bytes, to keep among other arrays."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True).encode()
+    return np.frombuffer(text, dtype=np.uint8)
+
+
+def json_of(array: np.ndarray | None):
+    """The JSON value ``json_array`` made ``array`` of; None when it holds none."""
+    if array is None or array.dtype != np.uint8:
+        return None
+    try:
+        return json.loads(array.tobytes().decode())
+    except ValueError:
+        return None
+
+
 def write_json(path: Path, value) -> bool:
     """Keep a JSON value in ``path`` (as ``write_arrays`` does, with its checksum)."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True).encode()
-    return write_arrays(path, [np.frombuffer(text, dtype=np.uint8)])
+    return write_arrays(path, [json_array(value)])
 
 
 def read_json(path: Path):
     """The JSON value kept in ``path``; None when there is none or it cannot be read."""
     arrays = read_arrays(path, 1)
-    if arrays is None or arrays[0].dtype != np.uint8:
-        return None
-    try:
-        return json.loads(arrays[0].tobytes().decode())
-    except ValueError:
-        return None
+    return None if arrays is None else json_of(arrays[0])
 
 
 def keep_latest(path: Path, stem: str) -> None:

@@ -31,9 +31,7 @@ def kept_units(key: tuple, build: Callable[[], Units]) -> Units:
     if units is None:
         units = build()
         kept_files.write_arrays(path, _arrays_of(units))
-        for older in path.parent.glob(f"{stem}.*.npy"):
-            if older != path:
-                older.unlink(missing_ok=True)
+        kept_files.keep_latest(path, stem)
     return units
 
 

@@ -16,7 +16,6 @@ Everything here is a cache (``annotator.kept_files``).
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +61,17 @@ def write(kind: str, key: tuple, state: LabelState, arrays: list[np.ndarray]) ->
                 other.unlink(missing_ok=True)
 
 
+def read_json(kind: str, key: tuple, state: LabelState):
+    """A JSON value ``write_json`` kept for ``key`` at the state's step 0; else None."""
+    arrays = read(kind, key, state, 1)
+    return None if arrays is None else kept_files.json_of(arrays[0])
+
+
+def write_json(kind: str, key: tuple, state: LabelState, value) -> None:
+    """``write`` a JSON value."""
+    write(kind, key, state, [kept_files.json_array(value)])
+
+
 def write_named(
     kind: str,
     key: tuple,
@@ -74,7 +84,7 @@ def write_named(
     names = list(named)
     dtypes = [named[n].dtype.str for n in names]
     matrix = np.array([named[n] for n in names], dtype=np.float64)
-    text = np.frombuffer(json.dumps([names, dtypes]).encode(), dtype=np.uint8)
+    text = kept_files.json_array([names, dtypes])
     arrays = [text, query_pks, matrix.reshape(len(names), query_pks.size), *extra]
     write(kind, key, state, arrays)
 
@@ -89,7 +99,7 @@ def read_named(
         return None
     text, query_pks, matrix, *extra = arrays
     try:
-        names, dtypes = json.loads(text.tobytes().decode())
+        names, dtypes = kept_files.json_of(text)
         dtypes = [np.dtype(d) for d in dtypes]
     except (ValueError, TypeError):
         return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -253,8 +252,7 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
         # Older states' figures are never asked for again.
         cache.discard(lambda k: k[: len(base)] == base and k[-1] != state.mark)
         kept = _Diagnostics(values)
-        text = np.frombuffer(json.dumps(values).encode(), dtype=np.uint8)
-        kept_values.write(DIAGNOSTICS, key[:-1], state, [text])
+        kept_values.write_json(DIAGNOSTICS, key[:-1], state, values)
     cache.put(key, kept)
     result = dict(kept.values)
     # The run's queries at these units: its index's (kept in a file), not its ranking.
@@ -268,13 +266,7 @@ DIAGNOSTICS = "diagnostics"
 
 
 def _read_diagnostics(key: tuple, state) -> _Diagnostics | None:
-    arrays = kept_values.read(DIAGNOSTICS, key, state, 1)
-    if arrays is None:
-        return None
-    try:
-        values = json.loads(arrays[0].tobytes().decode())
-    except ValueError:
-        return None
+    values = kept_values.read_json(DIAGNOSTICS, key, state)
     return _Diagnostics(values) if isinstance(values, dict) else None
 
 

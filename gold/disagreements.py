@@ -9,12 +9,15 @@ under the chosen rule; its resolution is an adjudication given on that unit's sp
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 from django.utils.translation import gettext_lazy as _
 
+from annotator import kept_files
 from annotator.caches import cache
 from annotator.models import Project, Query
 from annotator.revisions import revision
@@ -22,6 +25,7 @@ from annotator.sources import ASSESSORS, JUDGES, PEOPLE, Sources, resolve_source
 from numerics.mapping import MappingPolicy
 from web.spreadsheets import csv_text
 
+from .label_changes import changes_since, current_version, follows
 from .policy import people, pseudo_annotators, resolve_mapping
 from .units import Units, adjudicated_units, annotator_unit_grades, level_units, live_labels
 
@@ -112,32 +116,56 @@ def disagreements(
         project, annotators, include_pseudo=include_pseudo, sources=sources
     )
     units = units or level_units(project, level)
-    # Kept per process under the project's label revision (labels and adjudications
-    # move it): the queue's every page and filter change reads no label again.
-    now = revision(project.pk).number
-    project_key = ("disputes", project.pk, project.created_at)
-    key = (*project_key, now, level, units.fingerprint, str(mapping), rule)
-    key += (project.relevance_threshold, *names)
+    options = (level, units.fingerprint, str(mapping), rule, project.relevance_threshold, *names)
+    key = ("disputes", project.pk, project.created_at, *options)
+    now = revision(project.pk)
     kept = cache.peek(key)
-    if kept is None:
-        kept = _Kept(_disagreements(project, units, mapping, names, rule))
-        cache.discard(lambda k: k[:3] == project_key and k[3] != now)  # older revisions
-        cache.put(key, kept)
+    if kept is not None and kept.version[0] == now.number:
+        return list(kept.items)
+    from_file = kept is None
+    if from_file:  # a new process: the disputes as a process last kept them
+        kept = _read_kept(project, units, names, _kept_path(project, options))
+    if kept is not None and kept.version[0] != now.number and follows(kept.version, now):
+        kept = _advance(kept, project, units, mapping, names, rule, now.number, from_file)
+    elif kept is None or kept.version[0] != now.number:
+        version = current_version(project, now.number)
+        kept = _Kept(_disagreements(project, units, mapping, names, rule), version, True)
+    if kept.unkept:
+        _keep(_kept_path(project, options), kept, names)
+    cache.put(key, replace(kept, unkept=False))
     return list(kept.items)
 
 
 @dataclass(frozen=True)
 class _Kept:
+    """The disputes as of ``version`` (``gold.label_changes``); ``unkept``: not in the
+    file yet."""
+
     items: list
+    version: tuple
+    unkept: bool = False
 
     @property
     def nbytes(self) -> int:
         return 600 * len(self.items) + 100  # roughly: what the cache bounds by
 
 
-def _disagreements(project, units, mapping, names, rule) -> list[DisputedUnit]:
+def _advance(kept, project, units, mapping, names, rule, number, from_file) -> _Kept:
+    """``kept`` brought to revision ``number``: a query's disputes depend on its own labels
+    alone, so only the queries the history names since are compared again. A new process
+    keeps what it caught up with; a running one leaves the file to the next full read."""
+    changed, version = changes_since(project, kept.version, number)
+    if not changed:
+        return _Kept(kept.items, version, kept.unkept)
+    fresh = _disagreements(project, units, mapping, names, rule, queries=changed)
+    again = set(changed)
+    others = [item for item in kept.items if item.query_pk not in again]
+    return _Kept(_in_queue_order(others + fresh), version, kept.unkept or from_file)
+
+
+def _disagreements(project, units, mapping, names, rule, queries=None) -> list[DisputedUnit]:
     # Adjudications are read whatever the sources: they resolve disputes, never vote.
-    labels = live_labels(project, sources=None, annotators=names, adjudicated=True)
+    labels = live_labels(project, sources=None, annotators=names, adjudicated=True, queries=queries)
     query, unit, source, grade = annotator_unit_grades(
         labels.take(labels.source >= 0), units, mapping
     )
@@ -155,36 +183,125 @@ def _disagreements(project, units, mapping, names, rule) -> list[DisputedUnit]:
         (q, u): g
         for q, u, g in zip(a_query.tolist(), a_unit.tolist(), a_grade.tolist(), strict=True)
     }
-    qids = dict(Query.objects.filter(project=project).values_list("pk", "qid"))
+    qids = _qids(project, np.unique(query[chosen]) if queries is not None else None)
     ends = dict(zip(first.tolist(), (first + count).tolist(), strict=True))
     items = []
     for begin in chosen.tolist():
         q, u = int(query[begin]), int(unit[begin])
         rows = range(begin, ends[begin])
-        items.append(
-            DisputedUnit(
-                query_pk=q,
-                qid=qids.get(q, ""),
-                unit=u,
-                unit_id=str(units.ids[u]),
-                document_pk=int(units.document[u]),
-                start=int(units.start[u]),
-                end=int(units.end[u]),
-                grades={labels.annotators[int(source[r])]: int(grade[r]) for r in rows},
-                resolved=resolved.get((q, u)),
-            )
-        )
+        grades = {labels.annotators[int(source[r])]: int(grade[r]) for r in rows}
+        items.append(_disputed_unit(q, qids.get(q, ""), u, units, grades, resolved.get((q, u))))
+    return _in_queue_order(items)
+
+
+def _qids(project: Project, pks: np.ndarray | None) -> dict[int, str]:
+    """The qids of the project's queries (``pks``: of those alone)."""
+    queries = Query.objects.filter(project=project)
+    if pks is not None:
+        queries = queries.filter(pk__in=pks.tolist())
+    return dict(queries.values_list("pk", "qid"))
+
+
+def _disputed_unit(q, qid, u, units, grades, resolved) -> DisputedUnit:
+    return DisputedUnit(
+        query_pk=q,
+        qid=qid,
+        unit=u,
+        unit_id=str(units.ids[u]),
+        document_pk=int(units.document[u]),
+        start=int(units.start[u]),
+        end=int(units.end[u]),
+        grades=grades,
+        resolved=resolved,
+    )
+
+
+def _in_queue_order(items: list[DisputedUnit]) -> list[DisputedUnit]:
+    """Queries with unresolved units first, and within a query unresolved units first,
+    then the widest spread (a unit's id breaks ties: the order is total)."""
     open_queries = {item.query_pk for item in items if item.resolved is None}
-    items.sort(
+    return sorted(
+        items,
         key=lambda i: (
             i.query_pk not in open_queries,
             i.query_pk,
             i.resolved is not None,
             -i.spread,
             i.unit_id,
-        )
+        ),
     )
-    return items
+
+
+# The disputes of one choice (level, units, mapping, rule, threshold, annotators) as a
+# process last derived them, for the next new process: it reads them back and compares
+# again only the queries the history names since (at 500,000 labels, reading every label
+# was most of the queue's first render).
+def _kept_path(project: Project, options: tuple) -> Path:
+    digest = hashlib.blake2b(repr(options).encode(), digest_size=8).hexdigest()
+    stem = kept_files.project_stem("disputes", project.pk, project.created_at)
+    return kept_files.folder() / f"{stem}.{digest}.npy"
+
+
+def _keep(path: Path, kept: _Kept, names: list[str]) -> None:
+    items = kept.items
+    who = {name: k for k, name in enumerate(names)}
+    kept_files.write_arrays(
+        path,
+        [
+            np.array(kept.version, dtype=np.int64),
+            kept_files.json_array(names),
+            np.array([i.query_pk for i in items], dtype=np.int64),
+            np.array([i.unit for i in items], dtype=np.int64),
+            np.array([-1 if i.resolved is None else i.resolved for i in items], dtype=np.int64),
+            np.array([len(i.grades) for i in items], dtype=np.int64),
+            np.array([who[n] for i in items for n in i.grades], dtype=np.int64),
+            np.array([g for i in items for g in i.grades.values()], dtype=np.int64),
+        ],
+    )
+
+
+def _read_kept(project: Project, units: Units, names: list[str], path: Path) -> _Kept | None:
+    """The kept disputes; None when there are none or they do not hold together."""
+    arrays = kept_files.read_arrays(path, 8)
+    if arrays is None or kept_files.json_of(arrays[1]) != names:
+        return None
+    version, _names, query, unit, resolved, count, who, grade = arrays
+    columns = (query, unit, resolved, count, who, grade)
+    if version.shape != (3,) or any(c.ndim != 1 or c.dtype != np.int64 for c in columns):
+        return None
+    n = query.size
+    if not (unit.size == resolved.size == count.size == n and who.size == grade.size):
+        return None
+    if count.sum() != who.size or (n and (unit.min() < 0 or unit.max() >= len(units.ids))):
+        return None
+    if who.size and (who.min() < 0 or who.max() >= len(names)):
+        return None
+    qids = _qids(project, np.unique(query))
+    bounds = np.cumsum(count)[:-1]
+    items = [
+        _disputed_unit(
+            q,
+            qids.get(q, ""),
+            u,
+            units,
+            {names[w]: g for w, g in zip(ws.tolist(), gs.tolist(), strict=True)},
+            None if r < 0 else r,
+        )
+        for q, u, r, ws, gs in zip(
+            query.tolist(),
+            unit.tolist(),
+            resolved.tolist(),
+            np.split(who, bounds) if n else [],
+            np.split(grade, bounds) if n else [],
+            strict=True,
+        )
+    ]
+    return _Kept(items, tuple(int(v) for v in version))
+
+
+def prune() -> int:
+    """Delete this database's dispute files of projects that no longer exist; how many."""
+    return kept_files.prune_project_files("disputes")
 
 
 def disagreement_file(items: list[DisputedUnit], fmt: str) -> str:

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from django.db.models import Max
 
 from annotator import kept_files
-from annotator.models import JudgmentHistory, Project
+from annotator.models import Project
 from annotator.revisions import revision
 from annotator.sources import Sources
-from gold.models import AdjudicationHistory, GoldSet
+from gold.label_changes import changes_since, current_version, follows
+from gold.models import GoldSet
 from gold.policy import ConsensusPolicy
 from gold.units import LabelRows, UnitGrades, Units, consensus_of, frozen_labels, live_labels
 from gold.units import unit_grades as compute_unit_grades
@@ -98,11 +98,6 @@ class LabelState:
         return np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *changes]))
 
 
-def _newest(history, project: Project) -> int:
-    """The newest history row of the project (0 without any)."""
-    return history.objects.filter(query__project=project).aggregate(m=Max("pk"))["m"] or 0
-
-
 def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState:
     """The labels behind the gold: a frozen version's (read once), or the live ones,
     brought up to date with the project's label revision."""
@@ -125,16 +120,10 @@ def label_state(project: Project, gold_set: GoldSet | None = None) -> LabelState
         updated = None
         if state is not None and state.version[0] == now.number:  # the file is current
             updated = state
-        elif state is not None and now.reset <= state.version[0]:
+        elif state is not None and follows(state.version, now):
             updated = _advance(state, project, now.number)
         if updated is None:
-            # The revision and history marks are read before the labels: a change in
-            # between is seen again (re-reading a query is idempotent).
-            version = (
-                now.number,
-                _newest(JudgmentHistory, project),
-                _newest(AdjudicationHistory, project),
-            )
+            version = current_version(project, now.number)
             labels = live_labels(project, sources=None)
             updated = LabelState(labels, version, key, next(_epochs))
             updated = _keep(project, updated)
@@ -218,23 +207,7 @@ def prune() -> int:
 def _advance(state: LabelState, project: Project, number: int) -> LabelState | None:
     """``state`` brought to revision ``number`` by re-reading the queries the project's
     newer history rows name; None when a full read is needed."""
-    _old, judgment_mark, adjudication_mark = state.version
-    judgment_rows = list(
-        JudgmentHistory.objects.filter(query__project=project, pk__gt=judgment_mark).values_list(
-            "pk", "query_id"
-        )
-    )
-    adjudication_rows = list(
-        AdjudicationHistory.objects.filter(
-            query__project=project, pk__gt=adjudication_mark
-        ).values_list("pk", "query_id")
-    )
-    changed = sorted({q for _pk, q in judgment_rows} | {q for _pk, q in adjudication_rows})
-    version = (
-        number,
-        max([judgment_mark, *(pk for pk, _q in judgment_rows)]),
-        max([adjudication_mark, *(pk for pk, _q in adjudication_rows)]),
-    )
+    changed, version = changes_since(project, state.version, number)
     labels = state.labels
     if changed:
         fresh = live_labels(project, sources=None, queries=changed)

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 import zlib
 from pathlib import Path
 
@@ -87,6 +88,27 @@ def read_arrays(path: Path, count: int) -> list[np.ndarray] | None:
         log.warning("file %s damaged (its checksum differs): building it again", path.name)
         return None
     return arrays
+
+
+# A writer killed between writing aside and renaming leaves its ``.part``; none takes
+# longer than this, so an older one is nobody's.
+STALE_PART_SECONDS = 3600
+
+
+def remove_stale_parts(older_than: float = STALE_PART_SECONDS) -> int:
+    """Delete the files writers killed half way left behind (older than ``older_than``
+    seconds); how many."""
+    if not folder().is_dir():
+        return 0
+    now, removed = time.time(), 0
+    for part in folder().glob(".*.part"):
+        try:
+            if now - part.stat().st_mtime > older_than:
+                part.unlink()
+                removed += 1
+        except FileNotFoundError:  # its writer renamed it, or another prune was first
+            continue
+    return removed
 
 
 def project_stem(kind: str, project_pk: int, created_at) -> str:

@@ -47,4 +47,5 @@ def write_own_index(run_pk: int) -> bool:
     kept_values.prune(coverage.KIND)
     kept_values.prune(reports.DIAGNOSTICS)
     kept_files.prune_project_files("agreement")
+    kept_files.remove_stale_parts()
     return True

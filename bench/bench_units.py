@@ -9,7 +9,9 @@
   order, needed by every page that ranks or evaluates at the level), beside an ``argsort``
   of the encoded ids as Python ``bytes`` (what the codes are defined by);
 - reading the level's units back from their file's arrays (``gold.kept_units``) and what
-  a page then takes from them (fingerprint, codes, size).
+  a page then takes from them (fingerprint, codes, size);
+- finding the units of 300 adjudicated spans (``gold.units.adjudicated_units``: every
+  gold, queue and coverage computation of a project with adjudications).
 
 Needs Django set up (``gold.units`` is a Django module); no database is touched.
 """
@@ -24,6 +26,7 @@ from bench.bench_measures import median_time
 
 N_CHUNKS = 5_000_000
 N_URLS = 1_000_000
+N_ADJUDICATIONS = 300
 REPEATS = 3
 
 
@@ -40,7 +43,7 @@ def main() -> None:
 
     django.setup()
     from gold.kept_units import _arrays_of, _units_of
-    from gold.units import Units
+    from gold.units import Units, adjudicated_units
     from numerics.id_order import byte_order_codes
 
     chunks = _ids(N_CHUNKS, "doc-{0:07d}#c{1}")
@@ -68,6 +71,30 @@ def main() -> None:
 
     seconds = median_time(first_use, REPEATS)
     print(f"| units from their file and first use, {N_CHUNKS:,} chunks | {seconds:.2f} |")
+    labels = _adjudications(N_ADJUDICATIONS, N_CHUNKS // 5)
+    spans = Units("c", chunks, np.arange(N_CHUNKS), *_chunk_spans(N_CHUNKS // 5))
+    seconds = median_time(lambda: adjudicated_units(labels, spans), REPEATS)
+    print(
+        f"| units of {N_ADJUDICATIONS} adjudicated spans among {N_CHUNKS:,} chunks "
+        f"| {seconds:.2f} |"
+    )
+
+
+def _chunk_spans(documents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(document, start, end) of 5 chunks of 100 characters per document."""
+    start = np.tile(np.arange(5, dtype=np.int64) * 100, documents)
+    return np.repeat(np.arange(documents, dtype=np.int64), 5), start, start + 100
+
+
+def _adjudications(n: int, documents: int):
+    """``n`` adjudications of whole chunks of random documents."""
+    from gold.units import LabelRows
+
+    rng = np.random.default_rng(9)
+    start = rng.integers(0, 5, n) * 100
+    query, grade = rng.integers(1, 10_000, n), rng.integers(0, 4, n)
+    document = rng.integers(0, documents, n)
+    return LabelRows(query, np.full(n, -1), document, start, start + 100, grade, annotators=[])
 
 
 if __name__ == "__main__":

@@ -340,9 +340,18 @@ def adjudicated_units(labels: LabelRows, units: Units):
     adjudicated = np.flatnonzero(labels.source < 0)
     if adjudicated.size == 0 or units.ids.size == 0:
         return empty, empty, empty
+    # Only the units of adjudicated documents can match: a level has millions of units,
+    # a project a few hundred adjudications.
+    candidates = np.flatnonzero(np.isin(units.document, labels.document[adjudicated]))
     spans: dict[tuple[int, int, int], list[int]] = {}
-    for index, key in enumerate(zip(units.document, units.start, units.end, strict=True)):
-        spans.setdefault((int(key[0]), int(key[1]), int(key[2])), []).append(index)
+    for index, document, start, end in zip(
+        candidates.tolist(),
+        units.document[candidates].tolist(),
+        units.start[candidates].tolist(),
+        units.end[candidates].tolist(),
+        strict=True,
+    ):
+        spans.setdefault((document, start, end), []).append(index)
     query, unit, grade = [], [], []
     for row in adjudicated.tolist():
         key = (int(labels.document[row]), int(labels.start[row]), int(labels.end[row]))

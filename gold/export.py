@@ -23,6 +23,7 @@ from .units import (
     Units,
     consensus_of,
     frozen_labels,
+    same_span_units,
     unit_grades,
     units_for_level,
 )
@@ -46,20 +47,8 @@ def supporting_pairs(labels: LabelRows, units: Units, mapping: MappingPolicy):
         policy=mapping,
     )
     label = own[label]
-    spans: dict[tuple[int, int, int], list[int]] = defaultdict(list)
-    for index, key in enumerate(zip(units.document, units.start, units.end, strict=True)):
-        spans[tuple(int(v) for v in key)].append(index)
-    extra = [
-        (row, index)
-        for row in np.flatnonzero(labels.source < 0).tolist()
-        for index in spans.get(
-            (int(labels.document[row]), int(labels.start[row]), int(labels.end[row])), ()
-        )
-    ]
-    if extra:
-        label = np.concatenate([label, np.array([e[0] for e in extra], dtype=np.int64)])
-        unit = np.concatenate([unit, np.array([e[1] for e in extra], dtype=np.int64)])
-    return label, unit
+    extra, reached = same_span_units(labels, np.flatnonzero(labels.source < 0), units)
+    return np.concatenate([label, extra]), np.concatenate([unit, reached])
 
 
 def build_export(gold_set: GoldSet, level: str, mapping: MappingPolicy | None = None) -> GoldExport:

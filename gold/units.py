@@ -330,19 +330,15 @@ def annotator_unit_grades(labels: LabelRows, units: Units, mapping: MappingPolic
     return query[best], unit[best], source[best], grade[best]
 
 
-def adjudicated_units(labels: LabelRows, units: Units):
-    """(query, unit, grade) of every unit whose span is exactly an adjudicated span.
-
-    Only the adjudication rows (``source`` < 0) count; several adjudications of one unit
-    (given at different granularities on the same span) keep the highest grade.
-    """
+def same_span_units(labels: LabelRows, rows: np.ndarray, units: Units):
+    """(label row, unit) pairs, in the order of ``rows``, where the unit's span is exactly
+    the span of label row ``rows[k]``: how adjudications reach units."""
     empty = np.zeros(0, dtype=np.int64)
-    adjudicated = np.flatnonzero(labels.source < 0)
-    if adjudicated.size == 0 or units.ids.size == 0:
-        return empty, empty, empty
-    # Only the units of adjudicated documents can match: a level has millions of units,
-    # a project a few hundred adjudications.
-    candidates = np.flatnonzero(np.isin(units.document, labels.document[adjudicated]))
+    if rows.size == 0 or units.ids.size == 0:
+        return empty, empty
+    # Only the units of those labels' documents can match: a level has millions of
+    # units, a project a few hundred adjudications.
+    candidates = np.flatnonzero(np.isin(units.document, labels.document[rows]))
     spans: dict[tuple[int, int, int], list[int]] = {}
     for index, document, start, end in zip(
         candidates.tolist(),
@@ -352,16 +348,34 @@ def adjudicated_units(labels: LabelRows, units: Units):
         strict=True,
     ):
         spans.setdefault((document, start, end), []).append(index)
-    query, unit, grade = [], [], []
-    for row in adjudicated.tolist():
-        key = (int(labels.document[row]), int(labels.start[row]), int(labels.end[row]))
-        for index in spans.get(key, ()):
-            query.append(int(labels.query[row]))
-            unit.append(index)
-            grade.append(int(labels.grade[row]))
-    if not query:
+    pairs = [
+        (row, index)
+        for row, document, start, end in zip(
+            rows.tolist(),
+            labels.document[rows].tolist(),
+            labels.start[rows].tolist(),
+            labels.end[rows].tolist(),
+            strict=True,
+        )
+        for index in spans.get((document, start, end), ())
+    ]
+    if not pairs:
+        return empty, empty
+    row, unit = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))
+    return row, unit
+
+
+def adjudicated_units(labels: LabelRows, units: Units):
+    """(query, unit, grade) of every unit whose span is exactly an adjudicated span.
+
+    Only the adjudication rows (``source`` < 0) count; several adjudications of one unit
+    (given at different granularities on the same span) keep the highest grade.
+    """
+    row, unit = same_span_units(labels, np.flatnonzero(labels.source < 0), units)
+    if row.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    query, unit, grade = (np.array(a, dtype=np.int64) for a in (query, unit, grade))
+    query, grade = labels.query[row], labels.grade[row]
     best = best_evidence(grade, query, unit)
     return query[best], unit[best], grade[best]
 

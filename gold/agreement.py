@@ -23,8 +23,9 @@ from numerics.grades import GRADES
 from numerics.id_order import natural_key
 from numerics.mapping import MappingPolicy
 
+from .agreement_items import agreement_items
 from .policy import resolve_mapping
-from .units import annotator_unit_grades, frozen_labels, level_units, live_labels, units_for_level
+from .units import annotator_unit_grades, frozen_labels, level_units, units_for_level
 
 KAPPA_BANDS = [  # Landis & Koch (1977)
     (0.8, _("almost perfect")),
@@ -65,11 +66,9 @@ class AgreementReport:
     sources: list[str] = field(default_factory=list)  # whose labels the summary compares
 
 
-def _items(project: Project, level: str, mapping: MappingPolicy, names: list[str], sources):
-    labels = live_labels(project, sources=sources, annotators=names, adjudicated=False)
-    units = level_units(project, level)
-    query, unit, source, grade = annotator_unit_grades(labels, units, mapping)
-    return labels.annotators, query, unit, source, grade
+def _items(project: Project, units, mapping: MappingPolicy, names: list[str], sources):
+    items = agreement_items(project, units, mapping, names, sources)
+    return items.annotators, items.query, items.unit, items.source, items.grade
 
 
 def _report(annotators, query, unit, source, grade) -> tuple[dict, list[dict]]:
@@ -130,13 +129,14 @@ def project_agreement(
     if kept is not None:
         return kept.report
     # A new process reads the report a process kept at this revision (1–2 s of work at
-    # 500,000 labels); any label change moves the revision, and the report is made again.
+    # 500,000 labels); any label change moves the revision, and the report is made again
+    # from items brought up to date for the changed queries (``gold.agreement_items``).
     stem = kept_files.project_stem("agreement", project.pk, project.created_at)
     digest = hashlib.blake2b(repr(key).encode(), digest_size=12).hexdigest()
     path = kept_files.folder() / f"{stem}.{digest}.npy"
     report = _report_of(kept_files.read_json(path))
     if report is None:
-        report = _project_agreement(project, level, mapping, sources, everyone, humans, pseudo)
+        report = _project_agreement(project, units, mapping, sources, everyone, humans, pseudo)
         if kept_files.write_json(path, asdict(report)):
             kept_files.keep_latest(path, stem)
     cache.discard(lambda k: k[:3] == project_key and k[3] != now)  # older revisions
@@ -164,14 +164,14 @@ def _size(report: AgreementReport) -> int:
     return 400 * (len(report.per_query) + len(report.summary.get("pairs", ())) + 10)
 
 
-def _project_agreement(project, level, mapping, sources, everyone, humans, pseudo):
-    annotators, query, unit, source, grade = _items(project, level, mapping, humans, sources)
+def _project_agreement(project, units, mapping, sources, everyone, humans, pseudo):
+    annotators, query, unit, source, grade = _items(project, units, mapping, humans, sources)
     summary, per_query = _report(annotators, query, unit, source, grade)
     comparisons = []
     for name in pseudo:
         if not Judgment.objects.filter(query__project=project, annotator__username=name).exists():
             continue
-        both = _items(project, level, mapping, [*humans, name], everyone)
+        both = _items(project, units, mapping, [*humans, name], everyone)
         with_pseudo, _rows = _report(*both)
         comparisons.append(
             {

@@ -6,7 +6,7 @@ from django.db import transaction
 from django_tasks import task
 
 from annotator import kept_files
-from gold import disagreements, kept_units
+from gold import agreement_items, disagreements, kept_units
 from gold.units import level_units
 
 from . import coverage, kept_values, label_state, reports, run_indexes, score_cache
@@ -42,6 +42,7 @@ def write_own_index(run_pk: int) -> bool:
     run_indexes.prune()
     kept_units.prune()
     disagreements.prune()
+    agreement_items.prune()
     label_state.prune()
     kept_values.prune(score_cache.KIND)
     kept_values.prune(coverage.KIND)

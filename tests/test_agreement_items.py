@@ -13,15 +13,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.caches import cache
-from annotator.evidence import Evidence
 from annotator.sources import PEOPLE, resolve_sources
 from gold import agreement_items as items_module
 from gold.agreement import project_agreement
 from gold.agreement_items import agreement_items
 from gold.policy import resolve_mapping
-from gold.services import adjudicate
 from gold.units import level_units
-from tests.test_disputes_file import label, label_reads, project_data  # noqa: F401
+from tests.test_disputes_file import label, label_reads, project_data, random_change  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -86,19 +84,7 @@ def test_any_sequence_of_changes_gives_the_items_and_report_from_scratch(
     chance = random.Random(seed)
     project = project_data["project"]
     for _step in range(14):
-        query = chance.choice(project_data["queries"])
-        document = chance.choice(project_data["documents"])
-        if chance.random() < 0.15:
-            adjudicate(
-                query=query,
-                evidence=Evidence.for_document(document),
-                grade=chance.randrange(4),
-                reason="",
-                adjudicator=project_data["owner"],
-            )
-        else:
-            grade = chance.choice([None, 0, 1, 2, 3])
-            label(project_data, chance.choice(NAMES), query, document, grade)
+        random_change(chance, project_data, adjudicated=0.15, grades=[None, 0, 1, 2, 3])
         new_process = chance.random() < 0.5
         items, _reads = items_of(project, new_process=new_process)
         if new_process:

@@ -53,6 +53,26 @@ def label(data, name, query, document, grade):
     )
 
 
+def adjudicate_document(data, query, document, grade):
+    adjudicate(
+        query=query,
+        evidence=Evidence.for_document(document),
+        grade=grade,
+        reason="",
+        adjudicator=data["owner"],
+    )
+
+
+def random_change(chance: random.Random, data, *, adjudicated: float, grades: list) -> None:
+    """One label given, changed or removed (grade None), or one adjudication (with
+    chance ``adjudicated``), on a random query and document."""
+    query, document = chance.choice(data["queries"]), chance.choice(data["documents"])
+    if chance.random() < adjudicated:
+        adjudicate_document(data, query, document, chance.randrange(4))
+    else:
+        label(data, chance.choice(["olga", "anna", "arno"]), query, document, chance.choice(grades))
+
+
 def rows(found) -> list[tuple]:
     return [(d.query_pk, d.qid, d.unit_id, d.grades, d.resolved) for d in found]
 
@@ -110,13 +130,7 @@ def test_an_adjudication_is_seen_from_the_file_too(project_data, tmp_path):
     project = project_data["project"]
     query, document = project_data["queries"][0], project_data["documents"][1]
     read(project)
-    adjudicate(
-        query=query,
-        evidence=Evidence.for_document(document),
-        grade=2,
-        reason="",
-        adjudicator=project_data["owner"],
-    )
+    adjudicate_document(project_data, query, document, 2)
     found, _reads = read(project, new_process=True)
     resolved = [d for d in found if d.resolved is not None]
     assert [(d.query_pk, d.document_pk, d.resolved) for d in resolved] == [
@@ -168,19 +182,7 @@ def test_any_sequence_of_changes_gives_the_disputes_from_scratch(project_data, t
     chance = random.Random(seed)
     project = project_data["project"]
     for _step in range(12):
-        query = chance.choice(project_data["queries"])
-        document = chance.choice(project_data["documents"])
-        if chance.random() < 0.2:
-            adjudicate(
-                query=query,
-                evidence=Evidence.for_document(document),
-                grade=chance.randrange(4),
-                reason="",
-                adjudicator=project_data["owner"],
-            )
-        else:
-            name = chance.choice(["olga", "anna", "arno"])
-            label(project_data, name, query, document, chance.randrange(4))
+        random_change(chance, project_data, adjudicated=0.2, grades=[0, 1, 2, 3])
         found, _reads = read(project, new_process=chance.random() < 0.5)
         assert rows(found) == from_scratch(project, tmp_path)
         read(project)  # what later steps start from: the file a full read wrote, or memory

@@ -13,7 +13,8 @@ project is generated with bulk SQL (bench/scale_project.py; sizes in ``SIZES``).
   as the owner sees it), the project list, and the search screen for English words and
   Chinese 2- and 4-character terms: the first request (with the per-process caches
   emptied just before: a cold process) and then REPEATS warm requests (p50, p95); server
-  time around Django's test client;
+  time around Django's test client; with ``--after-change``, one more request right after
+  one label changed (what a page costs while people label);
 - the common path of every management command, once, in the same process.
 
 Printed: one table per database with each page's warm p95 per size, its first request,
@@ -192,7 +193,9 @@ def _pages(objects: dict, generated) -> list[tuple[str, str]]:
     return found
 
 
-def _measure(client, url: str, repeats: int, clear) -> dict:
+def _measure(client, url: str, repeats: int, clear, change=None) -> dict:
+    """First request (caches emptied), ``repeats`` warm ones, and with ``change`` one more
+    right after it changed a label ("changed": what a page costs while people label)."""
     clear()
     started = time.perf_counter()
     try:
@@ -214,13 +217,38 @@ def _measure(client, url: str, repeats: int, clear) -> dict:
         times.append((time.perf_counter() - started) * 1000)
         status = status if status != 200 else response.status_code
     times.sort()
-    return {
+    measured = {
         "status": status,
         "first": first,
         "p50": statistics.median(times),
         "p95": times[round(0.95 * (len(times) - 1))],
         "n": repeats,
     }
+    if change is not None:
+        change()
+        started = time.perf_counter()
+        client.get(url)
+        measured["changed"] = (time.perf_counter() - started) * 1000
+    return measured
+
+
+def _label_changer(project):
+    """A function that changes one label of the project (its grade between 1 and 2,
+    back and forth), as an annotator's save does."""
+    from annotator.evidence import Evidence
+    from annotator.labels import change_label
+    from annotator.models import Judgment
+
+    def change() -> None:
+        label = Judgment.objects.filter(query__project=project).order_by("pk").first()
+        change_label(
+            query=label.query,
+            annotator=label.annotator,
+            evidence=Evidence.of_label(label),
+            grade=1 if label.grade == 2 else 2,
+        )
+
+    return change
 
 
 def _commands(objects: dict, folder: Path) -> dict[str, float]:
@@ -348,10 +376,13 @@ def child(size: str, repeats: int, folder: str) -> None:
     client.force_login(objects["owner"])
     pages = {}
     wanted = [p for p in os.environ.get("ASSAY_SCALE_PAGES", "").split(",") if p]
+    change = None
+    if os.environ.get("ASSAY_SCALE_AFTER_CHANGE") == "1":
+        change = _label_changer(objects["project"])
     for name, url in _pages(objects, generated):
         if wanted and not any(w in name for w in wanted):
             continue
-        pages[name] = _measure(client, url, repeats, cache.clear)
+        pages[name] = _measure(client, url, repeats, cache.clear, change)
         print(name, json.dumps(pages[name]), file=sys.stderr, flush=True)
     commands = {}
     if os.environ.get("ASSAY_SCALE_COMMANDS", "1") == "1":
@@ -383,6 +414,7 @@ def run_one(
     pages: str = "",
     commands: bool = True,
     skip_commands: str = "",
+    after_change: bool = False,
 ) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assay-scale-{size}-") as scratch:
         folder = scratch
@@ -394,6 +426,7 @@ def run_one(
         env["ASSAY_SCALE_PAGES"] = pages
         env["ASSAY_SCALE_COMMANDS"] = "1" if commands else "0"
         env["ASSAY_SCALE_SKIP_COMMANDS"] = skip_commands
+        env["ASSAY_SCALE_AFTER_CHANGE"] = "1" if after_change else "0"
         reuse = (Path(folder) / "generated.json").is_file()
         if backend == "postgres" and not reuse:
             _psql(f"DROP DATABASE IF EXISTS assay_scale_{size}")
@@ -499,6 +532,24 @@ def table(results: list[dict]) -> str:
             slope = exponent(numbers)
             cells = " | ".join(f"{v:,}" if isinstance(v, (int, float)) else str(v) for v in values)
             lines.append(f"| {name} | {cells} | {'—' if slope is None else f'{slope:.2f}'} |")
+    return "\n".join(lines)
+
+
+def changed_table(results: list[dict]) -> str:
+    """Each page's request right after a label change (ms), per database and size."""
+    lines = []
+    for backend in sorted({r["backend"] for r in results}):
+        rows = [r for r in results if r["backend"] == backend]
+        sizes = [r["size"] for r in rows]
+        lines += [
+            f"\n{backend}: right after one label change (ms)\n",
+            "| page | " + " | ".join(sizes) + " |",
+            "|---|" + "---:|" * len(sizes),
+        ]
+        for name in rows[0]["pages"]:
+            cells = [r["pages"].get(name, {}).get("changed") for r in rows]
+            text = ["–" if c is None else f"{c:.0f}" for c in cells]
+            lines.append(f"| {name} | " + " | ".join(text) + " |")
     return "\n".join(lines)
 
 
@@ -619,6 +670,12 @@ def main(argv: list[str] | None = None) -> None:
         help="comma-separated names of commands not to time (export_project,import_project: "
         "a whole-project backup and restore take an hour or more at large)",
     )
+    parser.add_argument(
+        "--after-change",
+        action="store_true",
+        help="also time each page once right after a label change (what it costs while "
+        "people label; the change is a grade moved between 1 and 2 on one label)",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--chart", default=str(ROOT / "docs" / "scale.svg"))
     options = parser.parse_args(argv)
@@ -637,12 +694,15 @@ def main(argv: list[str] | None = None) -> None:
                 options.pages,
                 options.commands,
                 options.skip_commands,
+                options.after_change,
             )
             print(f"  done in {result['seconds']} s", file=sys.stderr, flush=True)
             results.append(result)
             if options.json:
                 Path(options.json).write_text(json.dumps(results, indent=1))
     print(table(results))
+    if options.after_change:
+        print(changed_table(results))
     chart(results, Path(options.chart))
     print(f"\nchart: {options.chart}")
 

@@ -81,6 +81,17 @@ def _threshold(theta: float) -> tuple[int, int]:
     return fraction.numerator, fraction.denominator
 
 
+def _by_document_and_start(document: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """The stable order of units by (document, start): ``np.lexsort``'s, found with one
+    linear pass when the units already come in that order (a level's units usually do;
+    sorting 4.5 million of them took 0.5 s on every mapping)."""
+    if document.size > 1:
+        step = np.diff(document)
+        if not ((step < 0) | ((step == 0) & (np.diff(start) < 0))).any():
+            return np.arange(document.size)
+    return np.lexsort((start, document))
+
+
 class _Candidates:
     """Every (evidence, unit) pair of the same document sharing at least one character.
 
@@ -98,7 +109,7 @@ class _Candidates:
         self.evidence, self.position, self.overlap = empty, empty, empty
         if ev_doc.size == 0 or unit_doc.size == 0:
             return
-        order = np.lexsort((unit_start, unit_doc))
+        order = _by_document_and_start(unit_doc, unit_start)
         doc, start, end = unit_doc[order], unit_start[order], unit_end[order]
         self.order, self.start, self.end = order, start, end
         # (document, offset) pairs become one sortable int64 key: doc·span + offset.

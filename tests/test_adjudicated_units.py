@@ -58,3 +58,17 @@ def test_adjudicated_units_are_those_of_comparing_every_unit(units, labels):
     )
     found = [a.tolist() for a in adjudicated_units(label_rows, unit_rows)]
     assert found == [list(c) for c in _naive(label_rows, unit_rows)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5)), max_size=20), st.booleans())
+def test_units_in_document_and_start_order_are_kept_as_lexsort_would(rows, presorted):
+    """The mapping's unit order: with one linear pass when already sorted, else a sort;
+    either way exactly ``np.lexsort``'s stable order."""
+    from numerics.mapping import _by_document_and_start
+
+    rows = sorted(rows) if presorted else rows
+    document = np.array([r[0] for r in rows], dtype=np.int64)
+    start = np.array([r[1] for r in rows], dtype=np.int64)
+    expected = np.lexsort((start, document))
+    assert np.array_equal(_by_document_and_start(document, start), expected)

@@ -85,10 +85,14 @@ def _by_document_and_start(document: np.ndarray, start: np.ndarray) -> np.ndarra
     """The stable order of units by (document, start): ``np.lexsort``'s, found with one
     linear pass when the units already come in that order (a level's units usually do;
     sorting 4.5 million of them took 0.5 s on every mapping)."""
-    if document.size > 1:
+
+    def in_order(document: np.ndarray, start: np.ndarray) -> bool:
         step = np.diff(document)
-        if not ((step < 0) | ((step == 0) & (np.diff(start) < 0))).any():
-            return np.arange(document.size)
+        return not ((step < 0) | ((step == 0) & (np.diff(start) < 0))).any()
+
+    # The first thousand units settle most unsorted levels before the whole pass.
+    if in_order(document[:1000], start[:1000]) and in_order(document, start):
+        return np.arange(document.size)
     return np.lexsort((start, document))
 
 

@@ -61,7 +61,7 @@ class HeldSaves:
 
     def wait_for_one(self, again=None):
         """Wait up to 15 s for a held save (a loaded machine may take seconds to post).
-        ``again``: pressed once half-way if nothing came, with a warning. A grade key that
+        ``again``: called once half-way if nothing came, with a warning. A grade key that
         posted nothing was seen once in CI (2026-11-27) and not in 9 runs on a machine
         kept busy; every key posting its save is the keyboard tests' subject, this test's
         is the undo that follows."""
@@ -86,6 +86,15 @@ def card(page, n: int):
 
 def chunk_of(page, n: int) -> int:
     return int(card(page, n).get_attribute("data-chunk"))
+
+
+def press_if_still_current(page, n: int, key: str) -> None:
+    """Press ``key`` again only if card ``n`` is still the current one: a grade key that
+    was seen moves on to the next card, and pressing again would grade that one (CI,
+    2026-11-28: a save held back more than 7.5 s, the key pressed again, card 9 graded)."""
+    if "is-current" not in (card(page, n).get_attribute("class") or "").split():
+        return
+    page.keyboard.press(key)
 
 
 def settled(page) -> None:
@@ -121,7 +130,7 @@ def test_undo_pressed_while_a_save_is_in_flight_undoes_that_save(
     settled(page)
     held = HeldSaves(page)
     page.keyboard.press("1")  # card 8, its save held by the slow server
-    held.wait_for_one(again=lambda: page.keyboard.press("1"))
+    held.wait_for_one(again=lambda: press_if_still_current(page, 8, "1"))
     page.evaluate("window.scrollTo(0, 0)")  # the person looks elsewhere
     page.wait_for_timeout(60)
     page.keyboard.press("u")

@@ -69,6 +69,9 @@ def test_quality_disputes_and_judging(browser, live_server, personas, graded, la
         log_in(page, live_server, personas["adjudicator"].username, PASSWORD)
         page.goto(base + reverse("gold:queue", args=["acme"]))
         page.click("#quality-disputes-link")
+        # count() does not wait: the page it counts on must have arrived (CI, 2026-11-28: 0).
+        page.wait_for_url("**/quality/disputes/**")
+        page.wait_for_selector("table.quality-disputes tbody tr[data-source]")
         rows = page.locator("table.quality-disputes tbody tr[data-source]")
         assert rows.count() == 2  # court.gov.cn 3 vs 2, blog.example 0 vs 1
         row = page.locator("tr[data-source='s:court.gov.cn']")

@@ -127,3 +127,29 @@ def log_in(page, live_server, username: str, password: str) -> None:
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
+
+
+class SwitchedRoute:
+    """A route put on the page before it loads, whose answer a test switches later
+    (``answer``: None lets requests through; else a function of the route, e.g. one
+    that fulfils a 500 or aborts).
+
+    Interception switched on mid-page (``page.route`` after the page loaded) lost the first
+    request it caught in CI more than once: htmx sent the save, and neither the page's
+    request event nor the route saw it within 15 s. Put on up front, the route is already
+    in place; a test only changes what it answers."""
+
+    def __init__(self, page, pattern: str):
+        self.answer = None
+        page.route(pattern, self._handle)
+
+    def _handle(self, route) -> None:
+        answer = self.answer
+        if answer is None:
+            route.continue_()
+        else:
+            answer(route)
+
+
+def server_error(route) -> None:
+    route.fulfill(status=500, body="")

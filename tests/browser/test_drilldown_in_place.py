@@ -12,7 +12,7 @@ from annotator.models import Chunk, Document
 from metrics.models import Run
 from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .conftest import SwitchedRoute, log_in, server_error
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,16 +74,10 @@ def test_grading_in_place_keeps_one_list_of_missed_gold(page, live_server, perso
 def test_a_failed_grade_says_so_where_it_was_clicked(
     page, live_server, personas, drilldown, failure
 ):
+    grades = SwitchedRoute(page, "**/judge/**")
     log_in(page, live_server, "adam", PASSWORD)
     page.goto(live_server.url + drilldown["address"])
-
-    def refuse(route):
-        if failure == "offline":
-            route.abort()
-        else:
-            route.fulfill(status=500, body="")
-
-    page.route("**/judge/**", refuse)
+    grades.answer = (lambda route: route.abort()) if failure == "offline" else server_error
     item = page.locator('li.rank-item[data-unit="d2#0"]')
     item.locator('button[name=grade][value="3"]').click()
     error = item.locator(".grade-error")
@@ -94,7 +88,7 @@ def test_a_failed_grade_says_so_where_it_was_clicked(
     assert error.get_attribute("role") == "alert"
     # The item is unchanged, and a grade that then goes through clears the message.
     assert "unjudged" in (item.get_attribute("class") or "")
-    page.unroute("**/judge/**")
+    grades.answer = None
     page.locator('li.rank-item[data-unit="d2#0"] button[name=grade][value="3"]').click()
     page.wait_for_selector('li.rank-item.g3[data-unit="d2#0"]')
     assert page.locator(".grade-error").count() == 0

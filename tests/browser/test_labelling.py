@@ -10,7 +10,7 @@ from annotator.models import Assignment, Chunk, Chunking, Document, Judgment, Qu
 from metrics.models import Run
 from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .conftest import SwitchedRoute, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -248,6 +248,7 @@ def test_offsets_count_code_points_not_utf16_units(page, live_server, personas, 
 
 
 def test_a_failed_save_is_shown_not_dropped(page, live_server, personas, labelling):
+    saves = SwitchedRoute(page, "**/judge/")
     log_in(page, live_server, "anna", PASSWORD)
     page.goto(label_url(live_server, labelling["query"]))
     page.wait_for_selector("#candidates .candidate.is-current")
@@ -255,15 +256,14 @@ def test_a_failed_save_is_shown_not_dropped(page, live_server, personas, labelli
     # (a label-change event) ran as "3" was pressed, and no save was sent; the request
     # expected below says so if it happens again, and the trail shows the events.
     page.wait_for_load_state("networkidle")
-    page.route("**/judge/", lambda route: route.fulfill(status=500, body="boom"))
+    saves.answer = lambda route: route.fulfill(status=500, body="boom")
     with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/judge/")):
         page.keyboard.press("3")
     page.wait_for_selector("#save-status.error")
     assert "Not saved" in page.locator("#save-status").inner_text()
     assert page.locator("#candidates .candidate.save-failed").count() == 1
     assert graded(page)[0] is None
-    page.unroute("**/judge/")
-    page.route("**/judge/", lambda route: route.abort())
+    saves.answer = lambda route: route.abort()
     page.keyboard.press("k")
     page.keyboard.press("3")
     page.wait_for_function(

@@ -14,7 +14,7 @@ from annotator.models import Assignment, Chunk, Chunking, Document, Judgment, Qu
 from metrics.models import Run
 from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .conftest import SwitchedRoute, log_in, server_error
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -255,6 +255,7 @@ def test_adjudication_says_saved_only_after_a_save(page, live_server, personas, 
             evidence=Evidence.for_chunk(corpus["chunk"]),
             grade=grade,
         )
+    saves = SwitchedRoute(page, "**/adjudicate/save/**")
     log_in(page, live_server, "adam", PASSWORD)
     page.goto(live_server.url + reverse("gold:queue", args=["acme"]))
     page.wait_for_selector("[data-item].focused")
@@ -269,9 +270,10 @@ def test_adjudication_says_saved_only_after_a_save(page, live_server, personas, 
     assert status.evaluate("s => getComputedStyle(s).position") == "fixed"
     assert status.get_attribute("aria-live") == "polite"
     # A save that fails says so beside the item it was for.
-    page.route("**/adjudicate/save/**", lambda route: route.fulfill(status=500, body=""))
+    saves.answer = server_error
     page.keyboard.press("k")
-    page.keyboard.press("3")
+    with page.expect_request(lambda r: r.method == "POST" and "/adjudicate/save/" in r.url):
+        page.keyboard.press("3")
     error = page.locator("[data-item].focused .grade-error")
     error.wait_for()
     assert error.inner_text() == "Not saved (500). Try again."

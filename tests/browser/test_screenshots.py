@@ -19,7 +19,7 @@ from gold.services import ConsensusPolicy, freeze_gold_set
 from metrics.models import Run
 from tests.conftest import PASSWORD
 
-from .conftest import CHROMIUM_ARGS, log_in  # noqa: F401
+from .conftest import CHROMIUM_ARGS, SwitchedRoute, log_in, server_error  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -219,6 +219,7 @@ def test_the_labelling_screens_in_use_are_photographed(
     context = browser.new_context(locale=locale, viewport=VIEWPORT)
     page = context.new_page()
     page.set_default_timeout(15000)
+    grades = SwitchedRoute(page, "**/judge/**")
     log_in(page, live_server, "alice", PASSWORD)
     query, run = day["query"], day["run"]
 
@@ -257,11 +258,11 @@ def test_the_labelling_screens_in_use_are_photographed(
     shot("24-document-view-refused-unpaged")
 
     page.goto(url("metrics:run_query", run.pk, query.qid) + "?level=para&k=3")
-    page.route("**/judge/**", lambda route: route.fulfill(status=500, body=""))
+    grades.answer = server_error
     page.locator("li.rank-item.unjudged button[name=grade][value='2']").first.click()
     page.locator(".grade-error").wait_for()
     shot("25-drill-down-failed-grade")
-    page.unroute("**/judge/**")
+    grades.answer = None
 
     page.goto(url("metrics:dashboard") + "?level=para")
     page.locator("#dashboard td[data-measure]").first.wait_for()

@@ -13,7 +13,7 @@ from annotator.models import Assignment, Chunk, Chunking, Document, Judgment, Ju
 from metrics.models import Run
 from tests.conftest import PASSWORD
 
-from .conftest import log_in
+from .conftest import SwitchedRoute, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,14 +47,18 @@ def pool(personas):
 
 
 class HeldSaves:
-    """Holds every label save the page posts until ``release``: a slow server."""
+    """From ``hold`` on, holds every label save the page posts until ``release``: a slow
+    server. Made before the page loads (see SwitchedRoute for why)."""
 
     def __init__(self, page):
-        self.page, self.routes, self.holding = page, [], True
-        page.route("**/judge/", self.handle)
+        self.page, self.routes = page, []
+        self.route = SwitchedRoute(page, "**/judge/")
+
+    def hold(self) -> None:
+        self.route.answer = self.handle
 
     def handle(self, route):
-        if self.holding and route.request.method == "POST":
+        if route.request.method == "POST":
             self.routes.append(route)
         else:
             route.continue_()
@@ -75,7 +79,7 @@ class HeldSaves:
         raise AssertionError("the save was never posted")
 
     def release(self):
-        self.holding = False
+        self.route.answer = None
         for route in self.routes:
             route.continue_()
 
@@ -120,6 +124,7 @@ def test_undo_pressed_while_a_save_is_in_flight_undoes_that_save(
     context = browser.new_context(locale="en-US", viewport={"width": 1200, "height": 700})
     page = context.new_page()
     page.set_default_timeout(15000)
+    held = HeldSaves(page)
     log_in(page, live_server, "anna", PASSWORD)
     page.goto(live_server.url + reverse("annotator:label_query", args=["acme", pool["query"].pk]))
     page.wait_for_selector("#candidates .candidate.is-current")
@@ -128,7 +133,7 @@ def test_undo_pressed_while_a_save_is_in_flight_undoes_that_save(
     page.keyboard.press("3")  # grades card 7, moves to card 8
     page.wait_for_selector("#save-status.ok")
     settled(page)
-    held = HeldSaves(page)
+    held.hold()
     page.keyboard.press("1")  # card 8, its save held by the slow server
     held.wait_for_one(again=lambda: press_if_still_current(page, 8, "1"))
     page.evaluate("window.scrollTo(0, 0)")  # the person looks elsewhere
@@ -176,13 +181,14 @@ def test_undo_pressed_while_a_save_is_in_flight_undoes_that_save(
 
 def test_two_quick_grades_and_two_undos_reverse_both(page, live_server, personas, pool):
     """Two saves queued behind a slow one, then two undos: each undo takes its own action."""
+    held = HeldSaves(page)
     log_in(page, live_server, "anna", PASSWORD)
     page.goto(live_server.url + reverse("annotator:label_query", args=["acme", pool["query"].pk]))
     page.wait_for_selector("#candidates .candidate.is-current")
     first, second = chunk_of(page, 1), chunk_of(page, 2)
     # The first card is current; a click on it makes sure the page has the keyboard.
     card(page, 1).click(position={"x": 5, "y": 5})
-    held = HeldSaves(page)
+    held.hold()
     page.keyboard.press("2")  # card 1: its save held
     held.wait_for_one()
     page.keyboard.press("0")  # card 2: queued behind it

@@ -11,7 +11,7 @@ from annotator.evidence import Evidence
 from annotator.models import Chunk, Document, Project, Query
 from annotator.templatetags.sources_tags import sources_label
 from gold.units import DOCUMENTS, PAGES, Units, level_name, level_units
-from numerics.mapping import fragmentation
+from numerics.mapping import FragmentationCounts, fragmentation_counts, fragmentation_figures
 from numerics.spans import SpanArrays
 
 from . import charts, kept_values
@@ -217,44 +217,63 @@ def attach_queries(rows: list[dict]) -> None:
 
 
 @dataclass(frozen=True)
-class _Diagnostics:
-    values: dict
-    nbytes: int = 1024  # roughly: what the cache bounds by
+class _Fragmentation:
+    counts: FragmentationCounts
+    mark: tuple  # the label state's when the counts were brought up to date
+
+    @property
+    def nbytes(self) -> int:
+        return self.counts.nbytes
 
 
 def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
     """Evidence fragmentation over the run's chunking and gold coverage of the run.
 
     The evidence is the setting's own: the frozen gold set's labels, or the live labels
-    of its sources. The fragmentation is kept per process under the labels' state (its
-    key and mark: any label change moves it), the chunking's units, the mapping and the
-    sources: a page view recomputes nothing until a label changes.
+    of its sources. The fragmentation's counts are kept per query, per process and in a
+    file under the label file's version (``metrics.kept_values``), for the chunking's
+    units, the mapping and the sources; after label changes only the changed queries'
+    counts are derived again (a query's counts depend on its own evidence alone): a new
+    process behind the live labels no longer maps every label onto every chunk.
     """
     setting = setting.for_run(run)
     gold = setting.gold
     state = gold.state or label_state(run.project, gold.gold_set)
     sources = gold.sources if gold.gold_set is None else None
     chunks = level_units(run.project, run.chunking.name)
-    base = ("diagnostics", state.key, chunks.fingerprint, str(setting.mapping))
-    key = (*base, sources.key if sources is not None else None, state.mark)
+    key = (
+        "fragmentation",
+        state.key,
+        chunks.fingerprint,
+        str(setting.mapping),
+        sources.key if sources is not None else None,
+    )
     kept = cache.peek(key)
-    if kept is None and state.step == 0:  # a new process: as kept at the label file's
-        kept = _read_diagnostics(key[:-1], state)  # the mark's epoch is this process's
-    if kept is None:
-        labels = counted_labels(state, sources)
-        values = fragmentation(
-            SpanArrays(labels.document, labels.start, labels.end),
-            SpanArrays(chunks.document, chunks.start, chunks.end),
-            grade=labels.grade,
-            policy=setting.mapping,
-            query=labels.query,
-        )
-        # Older states' figures are never asked for again.
-        cache.discard(lambda k: k[: len(base)] == base and k[-1] != state.mark)
-        kept = _Diagnostics(values)
-        kept_values.write_json(DIAGNOSTICS, key[:-1], state, values)
-    cache.put(key, kept)
-    result = dict(kept.values)
+    if kept is None:  # a new process: as kept at the label file's version
+        found = kept_values.read_named(DIAGNOSTICS, key, state)
+        if found is not None and set(found[1]) == set(FragmentationCounts.NAMES):
+            named = (found[1][name] for name in FragmentationCounts.NAMES)
+            kept = _Fragmentation(FragmentationCounts(found[0], *named), (state.epoch, 0))
+    if kept is None or kept.mark != state.mark:
+
+        def count(labels) -> FragmentationCounts:
+            return fragmentation_counts(
+                SpanArrays(labels.document, labels.start, labels.end),
+                SpanArrays(chunks.document, chunks.start, chunks.end),
+                grade=labels.grade,
+                policy=setting.mapping,
+                query=labels.query,
+            )
+
+        changed = state.changed_since(kept.mark) if kept is not None else None
+        if changed is not None:
+            counts = kept.counts.splice(count(counted_labels(state, sources, changed)), changed)
+        else:
+            counts = count(counted_labels(state, sources))
+            kept_values.write_named(DIAGNOSTICS, key, state, counts.query, counts.named)
+        kept = _Fragmentation(counts, state.mark)
+        cache.put(key, kept)
+    result = fragmentation_figures(kept.counts, setting.mapping)
     # The run's queries at these units: its index's (kept in a file), not its ranking.
     retrieved = run_index(run, gold.units).query
     result["gold_queries_retrieved"] = int(np.isin(gold.query_pks, retrieved).sum())
@@ -263,11 +282,6 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
 
 
 DIAGNOSTICS = "diagnostics"
-
-
-def _read_diagnostics(key: tuple, state) -> _Diagnostics | None:
-    values = kept_values.read_json(DIAGNOSTICS, key, state)
-    return _Diagnostics(values) if isinstance(values, dict) else None
 
 
 def ranking(

@@ -9,10 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from numerics import mapping
 from numerics.mapping import (
+    FragmentationCounts,
     MappingPolicy,
     best_evidence,
     fragmentation,
+    fragmentation_counts,
+    fragmentation_figures,
     map_evidence,
     map_pairs,
 )
@@ -328,3 +332,92 @@ def test_fragmentation_matches_a_slow_reference(labelled, units, policy):
             assert result[key] is None, key
         else:
             assert result[key] == pytest.approx(value, abs=1e-12), key
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(spans, st.integers(0, 3), st.integers(0, 4)), max_size=25),
+    st.lists(unit_spans, max_size=20),
+    st.sets(st.integers(0, 4)),
+    st.sampled_from(POLICIES),
+)
+def test_fragmentation_counts_of_changed_queries_splice_into_the_rest(
+    labelled, units, changed, policy
+):
+    """Counts of some queries computed apart (and changed queries left with no evidence)
+    replace theirs: the same counts, and figures, as counting everything."""
+    evidence = SpanArrays(*columns([e for e, _, _ in labelled], 3))
+    grade = np.array([g for _, g, _ in labelled], dtype=np.int64)
+    query = np.array([q for _, _, q in labelled], dtype=np.int64)
+    unit_arrays = SpanArrays(*columns(units, 3))
+    whole = fragmentation_counts(evidence, unit_arrays, grade=grade, policy=policy, query=query)
+    changed = np.array(sorted(changed), dtype=np.int64)
+    mine = np.isin(query, changed)
+    part = fragmentation_counts(
+        SpanArrays(evidence.document[mine], evidence.start[mine], evidence.end[mine]),
+        unit_arrays,
+        grade=grade[mine],
+        policy=policy,
+        query=query[mine],
+    )
+    # Stale counts for the changed queries (as if from before the change) are replaced.
+    stale = FragmentationCounts(
+        whole.query, *(getattr(whole, n) + np.isin(whole.query, changed) for n in whole.NAMES)
+    )
+    spliced = stale.splice(part, changed)
+    assert spliced.query.tolist() == whole.query.tolist()
+    for name in whole.NAMES:
+        assert getattr(spliced, name).tolist() == getattr(whole, name).tolist(), name
+    assert fragmentation_figures(spliced, policy) == fragmentation(
+        evidence, unit_arrays, grade=grade, policy=policy, query=query
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(spans, min_size=1, max_size=4),
+    st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 60), st.integers(0, 200)).map(
+            lambda t: (t[0], t[1], t[1] + t[2])
+        ),
+        min_size=20,
+        max_size=60,
+    ),
+    st.sampled_from(POLICIES),
+)
+def test_only_the_evidence_documents_units_are_searched_with_the_same_pairs(
+    evidence, units, policy
+):
+    """A few spans among many documents' units search those documents' units alone, and
+    find the very pairs, in the very order, that searching every unit finds."""
+    ev_arrays = SpanArrays(*columns(evidence, 3))
+    unit_arrays = SpanArrays(*columns(units, 3))
+    subset = mapping._units_of_documents(unit_arrays.document, ev_arrays.document)
+    if subset is not None:
+        assert set(unit_arrays.document[subset].tolist()) <= set(ev_arrays.document.tolist())
+    narrowed = [a.tolist() for a in map_pairs(ev_arrays, unit_arrays, policy=policy)]
+    grade = np.arange(len(evidence), dtype=np.int64) % 4
+    narrowed_grades = map_evidence(ev_arrays, unit_arrays, grade=grade, policy=policy).tolist()
+    saved = mapping._units_of_documents
+    mapping._units_of_documents = lambda unit_doc, ev_doc: None
+    try:
+        everything = [a.tolist() for a in map_pairs(ev_arrays, unit_arrays, policy=policy)]
+        grades = map_evidence(ev_arrays, unit_arrays, grade=grade, policy=policy).tolist()
+    finally:
+        mapping._units_of_documents = saved
+    assert narrowed == everything
+    assert narrowed_grades == grades
+
+
+def test_units_of_other_documents_are_left_out():
+    document = np.repeat(np.arange(10), 3)
+    assert mapping._units_of_documents(document, np.array([4, 7])).tolist() == [
+        12,
+        13,
+        14,
+        21,
+        22,
+        23,
+    ]
+    # Evidence over most documents searches every unit: narrowing would cost a pass more.
+    assert mapping._units_of_documents(document, np.arange(8)) is None

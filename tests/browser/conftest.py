@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
+from django.core.signals import request_finished, request_started
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls made by
 # fixtures in that thread are still synchronous and safe.
@@ -33,6 +35,49 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+class _RequestsInFlight:
+    """How many requests the live server is still answering. A page closed at a test's
+    end may leave one behind (a status poll already sent); its queries then held locks
+    while the test database was emptied, and the TRUNCATE deadlocked with it (CI,
+    PostgreSQL, 2026-11-28), failing that test and the next one."""
+
+    def __init__(self):
+        self.count = 0
+        self.idle = threading.Condition()
+        request_started.connect(self.started, weak=False)
+        request_finished.connect(self.finished, weak=False)
+
+    # The live server answers in threads of its own; the test client, in the test's.
+    def started(self, **kwargs) -> None:
+        if threading.current_thread() is threading.main_thread():
+            return
+        with self.idle:
+            self.count += 1
+
+    def finished(self, **kwargs) -> None:
+        if threading.current_thread() is threading.main_thread():
+            return
+        with self.idle:
+            self.count -= 1
+            self.idle.notify_all()
+
+    def wait(self, timeout: float = 15) -> None:
+        with self.idle:
+            self.idle.wait_for(lambda: self.count <= 0, timeout=timeout)
+
+
+_in_flight = _RequestsInFlight()
+
+
+@pytest.fixture(autouse=True)
+def server_answered_everything():
+    """After each browser test (its pages closed first: they are set up later, so torn
+    down earlier), wait until the live server has answered every request, before the
+    database is emptied (the database fixtures are set up first, torn down last)."""
+    yield
+    _in_flight.wait()
 
 
 FAILURES = Path(__file__).resolve().parents[2] / "build" / "browser-failures"

@@ -12,18 +12,16 @@ whatever the way, the arrays are those a full read gives, row for row.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from annotator import kept_files
-from annotator.caches import cache
 from annotator.models import Project
-from annotator.revisions import revision
 from numerics.mapping import MappingPolicy
 
-from .label_changes import changes_since, current_version, follows
+from .label_changes import kept_up_to_date
 from .units import Units, annotator_unit_grades, live_labels
 
 KIND = "agreement-items"
@@ -67,29 +65,15 @@ def agreement_items(
     """The items of ``names``' labels that count for ``sources`` (no adjudications: they
     resolve, never vote) at ``units`` under ``mapping``, as of the label revision."""
     options = (units.level, units.fingerprint, str(mapping), sources.key, *names)
-    key = (KIND, project.pk, project.created_at, *options)
-    now = revision(project.pk)
-    kept = cache.peek(key)
-    if kept is not None and kept.version[0] == now.number:
-        return kept
     path = _path(project, options)
-    from_file = kept is None
-    if from_file:  # a new process: the items as a process last kept them
-        kept = _read(path)
-    derive = lambda queries: _derive(project, units, mapping, names, sources, queries)  # noqa: E731
-    if kept is not None and kept.version[0] != now.number and follows(kept.version, now):
-        changed, version = changes_since(project, kept.version, now.number)
-        if changed:
-            kept = replace(_splice(kept, derive(changed), changed), unkept=from_file)
-        kept = replace(kept, version=version)
-    elif kept is None or kept.version[0] != now.number:
-        version = current_version(project, now.number)
-        kept = replace(derive(None), version=version, unkept=True)
-    if kept.unkept:
-        _write(path, kept)
-    kept = replace(kept, unkept=False)
-    cache.put(key, kept)
-    return kept
+    return kept_up_to_date(
+        project,
+        (KIND, project.pk, project.created_at, *options),
+        read=lambda: _read(path),
+        write=lambda items: _write(path, items),
+        derive=lambda queries: _derive(project, units, mapping, names, sources, queries),
+        splice=_splice,
+    )
 
 
 def _derive(project, units, mapping, names, sources, queries) -> Items:

@@ -18,14 +18,12 @@ import numpy as np
 from django.utils.translation import gettext_lazy as _
 
 from annotator import kept_files
-from annotator.caches import cache
 from annotator.models import Project, Query
-from annotator.revisions import revision
 from annotator.sources import ASSESSORS, JUDGES, PEOPLE, Sources, resolve_sources
 from numerics.mapping import MappingPolicy
 from web.spreadsheets import csv_text
 
-from .label_changes import changes_since, current_version, follows
+from .label_changes import kept_up_to_date
 from .policy import people, pseudo_annotators, resolve_mapping
 from .units import Units, adjudicated_units, annotator_unit_grades, level_units, live_labels
 
@@ -117,22 +115,17 @@ def disagreements(
     )
     units = units or level_units(project, level)
     options = (level, units.fingerprint, str(mapping), rule, project.relevance_threshold, *names)
-    key = ("disputes", project.pk, project.created_at, *options)
-    now = revision(project.pk)
-    kept = cache.peek(key)
-    if kept is not None and kept.version[0] == now.number:
-        return list(kept.items)
-    from_file = kept is None
-    if from_file:  # a new process: the disputes as a process last kept them
-        kept = _read_kept(project, units, names, _kept_path(project, options))
-    if kept is not None and kept.version[0] != now.number and follows(kept.version, now):
-        kept = _advance(kept, project, units, mapping, names, rule, now.number, from_file)
-    elif kept is None or kept.version[0] != now.number:
-        version = current_version(project, now.number)
-        kept = _Kept(_disagreements(project, units, mapping, names, rule), version, True)
-    if kept.unkept:
-        _keep(_kept_path(project, options), kept, names)
-    cache.put(key, replace(kept, unkept=False))
+    path = _kept_path(project, options)
+    kept = kept_up_to_date(
+        project,
+        ("disputes", project.pk, project.created_at, *options),
+        read=lambda: _read_kept(project, units, names, path),
+        write=lambda kept: _keep(path, kept, names),
+        derive=lambda queries: _Kept(
+            _disagreements(project, units, mapping, names, rule, queries), (0, 0, 0)
+        ),
+        splice=_splice,
+    )
     return list(kept.items)
 
 
@@ -150,17 +143,12 @@ class _Kept:
         return 600 * len(self.items) + 100  # roughly: what the cache bounds by
 
 
-def _advance(kept, project, units, mapping, names, rule, number, from_file) -> _Kept:
-    """``kept`` brought to revision ``number``: a query's disputes depend on its own labels
-    alone, so only the queries the history names since are compared again. A new process
-    keeps what it caught up with; a running one leaves the file to the next full read."""
-    changed, version = changes_since(project, kept.version, number)
-    if not changed:
-        return _Kept(kept.items, version, kept.unkept)
-    fresh = _disagreements(project, units, mapping, names, rule, queries=changed)
+def _splice(kept: _Kept, fresh: _Kept, changed: list[int]) -> _Kept:
+    """``kept`` with the ``changed`` queries' disputes replaced by ``fresh``'s (a query's
+    disputes depend on its own labels alone), in queue order."""
     again = set(changed)
     others = [item for item in kept.items if item.query_pk not in again]
-    return _Kept(_in_queue_order(others + fresh), version, kept.unkept or from_file)
+    return replace(kept, items=_in_queue_order(others + fresh.items))
 
 
 def _disagreements(project, units, mapping, names, rule, queries=None) -> list[DisputedUnit]:

@@ -9,10 +9,13 @@ newer than the version's, while the revision has not been reset since
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.db.models import Max
 
+from annotator.caches import cache
 from annotator.models import JudgmentHistory, Project
-from annotator.revisions import Revision
+from annotator.revisions import Revision, revision
 
 from .models import AdjudicationHistory
 
@@ -57,3 +60,34 @@ def changes_since(project: Project, version: Version, number: int) -> tuple[list
         max([judgment_mark, *(pk for pk, _q in judgment_rows)]),
         max([adjudication_mark, *(pk for pk, _q in adjudication_rows)]),
     )
+
+
+def kept_up_to_date(project: Project, key: tuple, *, read, write, derive, splice):
+    """What is derived per query from a project's labels (``derive(queries)``: of those
+    queries, or of all with None), kept per process under ``key`` and in a file
+    (``read()``, ``write(kept)``), brought up to date with the label revision: only the
+    queries the history names since are derived again and spliced in
+    (``splice(kept, fresh, changed)``). A revision the history cannot explain (``follows``)
+    or nothing kept means a full derivation. The kept value is a frozen dataclass with
+    ``version`` and ``unkept`` (not in the file yet) fields. A new process writes what it
+    caught up with; a running one leaves the file to the next full derivation."""
+    now = revision(project.pk)
+    kept = cache.peek(key)
+    if kept is not None and kept.version[0] == now.number:
+        return kept
+    from_file = kept is None
+    if from_file:  # a new process: as a process last kept it
+        kept = read()
+    if kept is not None and kept.version[0] != now.number and follows(kept.version, now):
+        changed, version = changes_since(project, kept.version, now.number)
+        if changed:
+            fresh = splice(kept, derive(changed), changed)
+            kept = replace(fresh, unkept=kept.unkept or from_file)
+        kept = replace(kept, version=version)
+    elif kept is None or kept.version[0] != now.number:
+        kept = replace(derive(None), version=current_version(project, now.number), unkept=True)
+    if kept.unkept:
+        write(kept)
+    kept = replace(kept, unkept=False)
+    cache.put(key, kept)
+    return kept

@@ -26,6 +26,23 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", help="also run the tests marked slow")
+    parser.addoption(
+        "--database-only",
+        action="store_true",
+        help="run only the tests that reach a database (the rest do the same on any one)",
+    )
+
+
+# What a test that reaches the database asks for, directly or through its fixtures (a
+# fixture that unblocks the database itself asks for ``django_db_setup``): pytest-django
+# refuses database access to a test that has none of them or the marker.
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_setup"}
+
+
+def reaches_database(item) -> bool:
+    return bool(item.get_closest_marker("django_db")) or bool(
+        DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -40,12 +57,15 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"tests.demo_database.MODULES lacks {', '.join(strays)}")
     for item in readers:
         item.add_marker(pytest.mark.timeout(TIMEOUT))
-    if config.getoption("--slow"):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    left_out = []
+    if not config.getoption("--slow"):
+        left_out += [item for item in items if item.get_closest_marker("slow")]
+    if config.getoption("--database-only"):
+        left_out += [item for item in items if not reaches_database(item)]
+    if left_out:
+        ids = {id(item) for item in left_out}
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if id(item) not in ids]
 
 
 @pytest.hookimpl(optionalhook=True)

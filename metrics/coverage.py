@@ -166,25 +166,28 @@ def run_coverage(run, gold: Gold, k: int) -> Coverage:
     key = ("coverage", *run_version(run), gold.origin, k)
     state = gold.state
     mark = state.mark if state is not None else None
-    kept = cache.peek(key)
-    if kept is None and state is not None:  # a new process: as kept at the label file's
+
+    def read() -> _Kept | None:  # a new process: as kept at the label file's version
         found = kept_values.read_named(KIND, key, state)
-        if found is not None:
-            kept = _Kept(Coverage(found[1]), found[0], (state.epoch, 0))
-    if kept is not None and kept.mark == mark and np.array_equal(kept.query_pks, gold.query_pks):
-        cache.put(key, kept)
-        return kept.coverage
-    coverage = None
-    if kept is not None and kept.mark is not None and state is not None:
-        changed = state.changed_since(kept.mark)
-        if changed is not None:
-            coverage = _updated_coverage(kept, run, gold, k, changed)
-    if coverage is None:
-        coverage = _run_coverage(run, gold, k)
+        return None if found is None else _Kept(Coverage(found[1]), found[0], (state.epoch, 0))
+
+    def update(kept: _Kept, changed: np.ndarray) -> _Kept | None:
+        coverage = _updated_coverage(kept, run, gold, k, changed)
+        return None if coverage is None else _Kept(coverage, gold.query_pks, mark)
+
+    def write(kept: _Kept) -> None:
         if state is not None:
-            kept_values.write_named(KIND, key, state, gold.query_pks, coverage.per_query)
-    cache.put(key, _Kept(coverage, gold.query_pks, mark))
-    return coverage
+            kept_values.write_named(KIND, key, state, gold.query_pks, kept.coverage.per_query)
+
+    return kept_values.brought_up_to_date(
+        key,
+        state,
+        read=read,
+        current=lambda kept: kept.mark == mark and np.array_equal(kept.query_pks, gold.query_pks),
+        update=update,
+        derive=lambda: _Kept(_run_coverage(run, gold, k), gold.query_pks, mark),
+        write=write,
+    ).coverage
 
 
 KIND = "coverage"

@@ -16,11 +16,13 @@ Everything here is a cache (``annotator.kept_files``).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from annotator import kept_files
+from annotator.caches import cache
 
 from .label_state import LabelState
 
@@ -113,6 +115,43 @@ def read_named(
         row.flags.writeable = False
         named[name] = row
     return query_pks, named, extra
+
+
+def brought_up_to_date(
+    key: tuple,
+    state: LabelState | None,
+    *,
+    read: Callable[[], object | None],
+    current: Callable[[object], bool],
+    update: Callable[[object, np.ndarray], object | None],
+    derive: Callable[[], object],
+    write: Callable[[object], None],
+):
+    """What is derived per query from the labels of ``state``, kept per process under
+    ``key`` and brought up to date with the state; every value has a ``mark`` (the
+    state's when it was made).
+
+    The kept value (a new process: ``read()``, the file's value at the state's step 0) is
+    returned when ``current(kept)``; else, when the state names the queries changed since
+    its mark, ``update(kept, changed)`` derives those again (None: it cannot, as when the
+    sources differ); else ``derive()`` derives everything, and ``write`` keeps that in
+    the file (``write_named``: at step 0 only, so a spliced value is never written)."""
+    kept = cache.peek(key)
+    if kept is None and state is not None:
+        kept = read()
+    if kept is not None and current(kept):
+        cache.put(key, kept)
+        return kept
+    value = None
+    if kept is not None and kept.mark is not None and state is not None:
+        changed = state.changed_since(kept.mark)
+        if changed is not None:
+            value = update(kept, changed)
+    if value is None:
+        value = derive()
+        write(value)
+    cache.put(key, value)
+    return value
 
 
 def prune(kind: str) -> int:

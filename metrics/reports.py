@@ -26,7 +26,7 @@ from .evaluation import (
 )
 from .label_state import counted_labels, label_state
 from .models import Run
-from .rankings import cache, ranked_run
+from .rankings import ranked_run
 from .run_indexes import run_index
 
 SNIPPET = 400  # characters of a unit's text shown in a drill-down
@@ -248,31 +248,40 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
         str(setting.mapping),
         sources.key if sources is not None else None,
     )
-    kept = cache.peek(key)
-    if kept is None:  # a new process: as kept at the label file's version
+
+    def read() -> _Fragmentation | None:  # a new process: as kept at the label file's version
         found = kept_values.read_named(DIAGNOSTICS, key, state)
-        if found is not None and set(found[1]) == set(FragmentationCounts.NAMES):
-            named = (found[1][name] for name in FragmentationCounts.NAMES)
-            kept = _Fragmentation(FragmentationCounts(found[0], *named), (state.epoch, 0))
-    if kept is None or kept.mark != state.mark:
+        if found is None or set(found[1]) != set(FragmentationCounts.NAMES):
+            return None
+        named = (found[1][name] for name in FragmentationCounts.NAMES)
+        return _Fragmentation(FragmentationCounts(found[0], *named), (state.epoch, 0))
 
-        def count(labels) -> FragmentationCounts:
-            return fragmentation_counts(
-                SpanArrays(labels.document, labels.start, labels.end),
-                SpanArrays(chunks.document, chunks.start, chunks.end),
-                grade=labels.grade,
-                policy=setting.mapping,
-                query=labels.query,
-            )
+    def count(labels) -> FragmentationCounts:
+        return fragmentation_counts(
+            SpanArrays(labels.document, labels.start, labels.end),
+            SpanArrays(chunks.document, chunks.start, chunks.end),
+            grade=labels.grade,
+            policy=setting.mapping,
+            query=labels.query,
+        )
 
-        changed = state.changed_since(kept.mark) if kept is not None else None
-        if changed is not None:
-            counts = kept.counts.splice(count(counted_labels(state, sources, changed)), changed)
-        else:
-            counts = count(counted_labels(state, sources))
-            kept_values.write_named(DIAGNOSTICS, key, state, counts.query, counts.named)
-        kept = _Fragmentation(counts, state.mark)
-        cache.put(key, kept)
+    def update(kept: _Fragmentation, changed: np.ndarray) -> _Fragmentation:
+        fresh = count(counted_labels(state, sources, changed))
+        return _Fragmentation(kept.counts.splice(fresh, changed), state.mark)
+
+    def write(kept: _Fragmentation) -> None:
+        counts = kept.counts
+        kept_values.write_named(DIAGNOSTICS, key, state, counts.query, counts.named)
+
+    kept = kept_values.brought_up_to_date(
+        key,
+        state,
+        read=read,
+        current=lambda kept: kept.mark == state.mark,
+        update=update,
+        derive=lambda: _Fragmentation(count(counted_labels(state, sources)), state.mark),
+        write=write,
+    )
     result = fragmentation_figures(kept.counts, setting.mapping)
     # The run's queries at these units: its index's (kept in a file), not its ranking.
     retrieved = run_index(run, gold.units).query

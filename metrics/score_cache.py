@@ -71,14 +71,25 @@ def run_values(
 
 
 def _run_values(key, state, query_pks, evaluate, n_resamples):
-    kept = cache.peek(key)
-    if kept is None:  # a new process: what one kept at the label file's own labels
-        kept = _read_kept(key, state)
-    if kept is not None and kept.mark == state.mark and np.array_equal(kept.query_pks, query_pks):
-        cache.put(key, kept)
-        return kept.values, kept.intervals
-    changed = state.changed_since(kept.mark) if kept is not None else None
-    if changed is None:
+    scores = kept_values.brought_up_to_date(
+        key,
+        state,
+        read=lambda: _read_kept(key, state),
+        current=lambda kept: kept.mark == state.mark and np.array_equal(kept.query_pks, query_pks),
+        update=lambda kept, changed: _scores(
+            state, query_pks, evaluate, n_resamples, kept, changed
+        ),
+        derive=lambda: _scores(state, query_pks, evaluate, n_resamples),
+        write=lambda scores: _keep(key, state, scores),
+    )
+    return scores.values, scores.intervals
+
+
+def _scores(state, query_pks, evaluate, n_resamples, kept=None, changed=None) -> _Scores:
+    """The values over ``query_pks`` and their intervals: every query evaluated, or with
+    ``kept`` and the queries ``changed`` since, those (and any query new to the gold)
+    evaluated again and spliced in, and the resample sums of their blocks alone."""
+    if kept is None:
         values = evaluate(query_pks)
         redo = None
     else:
@@ -115,11 +126,7 @@ def _run_values(key, state, query_pks, evaluate, n_resamples):
         intervals = named_intervals(
             names, bootstrap_cis(matrix, n_resamples=n_resamples) if query_pks.size else None
         )
-    scores = _Scores(query_pks, values, sums, intervals, state.mark)
-    cache.put(key, scores)
-    if changed is None:
-        _keep(key, state, scores)
-    return values, intervals
+    return _Scores(query_pks, values, sums, intervals, state.mark)
 
 
 KIND = "values"

@@ -17,6 +17,7 @@ from annotator.models import Chunking, Project
 from annotator.sources import PEOPLE, resolve_sources
 from gold.policy import resolve_mapping
 from gold.units import DOCUMENTS, annotator_unit_grades
+from metrics import kept_values
 from metrics.evaluation import level_units as _units
 from metrics.label_state import counted_labels, label_state
 from metrics.models import Run
@@ -166,20 +167,51 @@ def pool_keys(project: Project, units, query_pks: set[int] | None) -> list[tuple
 
 def people_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
     """(query pk, unit index) arrays that a person's label (or an adjudication) reaches,
-    sorted, each once."""
-    # Kept per process under the labels' state (any label change moves its mark), the
-    # units, the mapping and the queries asked for: an estimate asked again reads nothing.
+    sorted, each once.
+
+    A query's pairs depend on its own labels alone, so they are kept per process and in a
+    file under the label file's version (``metrics.kept_values``), for the units, the
+    mapping, the sources and the queries asked for, and after label changes only the
+    changed queries' labels are mapped again: an estimate after a label change, or in a
+    new process, no longer maps every person's label onto every unit."""
     sources = resolve_sources(project, (PEOPLE,))
     mapping = resolve_mapping(project)
     state = label_state(project)
-    base = ("people reach", state.key, units.fingerprint, str(mapping), sources.key)
-    key = (*base, None if query_pks is None else tuple(sorted(query_pks)), state.mark)
-    kept = cache.peek(key)
-    if kept is None:
-        kept = _Kept(*_people(counted_labels(state, sources), units, mapping, query_pks))
-        cache.discard(lambda k: k[: len(base)] == base and k[-1] != state.mark)
-        cache.put(key, kept)
+    asked = None if query_pks is None else tuple(sorted(query_pks))
+    key = ("people reach", state.key, units.fingerprint, str(mapping), sources.key, asked)
+
+    def reach(changed: np.ndarray | None = None) -> tuple:
+        return _people(counted_labels(state, sources, changed), units, mapping, query_pks)
+
+    def read() -> _Reach | None:  # a new process: as kept at the label file's version
+        arrays = kept_values.read(PEOPLE_REACH, key, state, 2)
+        if arrays is None or any(a.dtype != np.int64 or a.ndim != 1 for a in arrays):
+            return None
+        if arrays[0].size != arrays[1].size:
+            return None
+        return _Reach(*arrays, (state.epoch, 0))
+
+    def update(kept: _Reach, changed: np.ndarray) -> _Reach:
+        query, unit = reach(changed)
+        left = ~np.isin(kept.query, changed)
+        query = np.concatenate([kept.query[left], query])
+        unit = np.concatenate([kept.unit[left], unit])
+        order = np.argsort(_codes(query, unit, units), kind="stable")
+        return _Reach(query[order], unit[order], state.mark)
+
+    kept = kept_values.brought_up_to_date(
+        key,
+        state,
+        read=read,
+        current=lambda kept: kept.mark == state.mark,
+        update=update,
+        derive=lambda: _Reach(*reach(), state.mark),
+        write=lambda kept: kept_values.write(PEOPLE_REACH, key, state, [kept.query, kept.unit]),
+    )
     return kept.query, kept.unit
+
+
+PEOPLE_REACH = kept_values.PEOPLE_REACH
 
 
 def _people(labels, units, mapping, query_pks: set[int] | None) -> tuple:
@@ -190,6 +222,13 @@ def _people(labels, units, mapping, query_pks: set[int] | None) -> tuple:
     query, unit = query[keep].astype(np.int64), unit[keep].astype(np.int64)
     _distinct, first = np.unique(_codes(query, unit, units), return_index=True)
     return query[first], unit[first]
+
+
+@dataclass(frozen=True)
+class _Reach(_Kept):
+    """People's (query pk, unit index) pairs, as of the label state's ``mark``."""
+
+    mark: tuple[int, int] = (0, 0)
 
 
 def judged_by_people(project: Project, units, query_pks: set[int] | None) -> set[tuple[int, int]]:

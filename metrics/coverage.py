@@ -190,7 +190,7 @@ def run_coverage(run, gold: Gold, k: int) -> Coverage:
     ).coverage
 
 
-KIND = "coverage"
+KIND = kept_values.COVERAGE
 
 
 def top_keys(run, units, k: int) -> tuple[np.ndarray, np.ndarray]:

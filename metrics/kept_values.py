@@ -26,6 +26,14 @@ from annotator.caches import cache
 
 from .label_state import LabelState
 
+# Every kind of value kept here, by what derives it (the worker prunes each kind of the
+# projects that are gone): a run's per-query values and resample sums
+# (``metrics.score_cache``), its coverage by source (``metrics.coverage``), the
+# fragmentation counts (``metrics.reports``), the pairs people's labels reach
+# (``judges.scope``).
+VALUES, COVERAGE, DIAGNOSTICS, PEOPLE_REACH = "values", "coverage", "diagnostics", "people-reach"
+KINDS = (VALUES, COVERAGE, DIAGNOSTICS, PEOPLE_REACH)
+
 
 def _stem(kind: str, state: LabelState) -> str | None:
     if state.kept_version is None or state.key[:2] != ("labels", "live"):

@@ -290,7 +290,7 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
     return result
 
 
-DIAGNOSTICS = "diagnostics"
+DIAGNOSTICS = kept_values.DIAGNOSTICS
 
 
 def ranking(

@@ -129,7 +129,7 @@ def _scores(state, query_pks, evaluate, n_resamples, kept=None, changed=None) ->
     return _Scores(query_pks, values, sums, intervals, state.mark)
 
 
-KIND = "values"
+KIND = kept_values.VALUES
 # Weights files kept at once: one per query count (a count moves as queries get labels).
 WEIGHT_FILES = 4
 

@@ -9,7 +9,7 @@ from annotator import kept_files
 from gold import agreement_items, disagreements, kept_units
 from gold.units import level_units
 
-from . import coverage, kept_values, label_state, reports, run_indexes, score_cache
+from . import kept_values, label_state, run_indexes
 from .evaluation import own_level
 from .models import Run, RunLevel
 
@@ -44,9 +44,8 @@ def write_own_index(run_pk: int) -> bool:
     disagreements.prune()
     agreement_items.prune()
     label_state.prune()
-    kept_values.prune(score_cache.KIND)
-    kept_values.prune(coverage.KIND)
-    kept_values.prune(reports.DIAGNOSTICS)
+    for kind in kept_values.KINDS:
+        kept_values.prune(kind)
     kept_files.prune_project_files("agreement")
     kept_files.remove_stale_parts()
     return True

@@ -216,3 +216,65 @@ def pooled_person(project):
 def test_estimate_tokens_counts_ascii_in_fours_and_other_characters_one_each(text):
     ascii_chars = sum(1 for ch in text if ord(ch) < 128)
     assert estimate_tokens(text) == (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
+
+
+def test_people_reach_is_read_back_and_brought_up_to_date_per_query(
+    pooled, monkeypatch, tmp_path, settings
+):
+    """The pairs people's labels reach come back from their file in a new process, and
+    after label changes (a new label, a removed one) only the changed queries' labels are
+    mapped again, in a new process as in a warm one: always the pairs of a computation
+    from scratch. Before, an estimate after any label change, or in a new process, mapped
+    every person's label onto every unit (1.4–1.7 s right after a change at *large*)."""
+    from judges import scope
+    from metrics import label_state as label_state_module
+    from metrics.rankings import cache
+
+    settings.ASSAY_RUN_INDEX_DIR = tmp_path
+    monkeypatch.setattr(label_state_module, "KEEP_AGAIN_SHARE", 1.0)
+    project, chunks, queries = pooled["project"], pooled["chunks"], pooled["queries"]
+    units = level_units(project, level_name("chunk", pooled["chunking"]))
+    cache.clear()
+    mapped = []  # the queries whose labels each mapping was given
+
+    def counting(labels, *args):
+        mapped.append(sorted(set(labels.query.tolist())))
+        return real(labels, *args)
+
+    real = scope._people
+    monkeypatch.setattr(scope, "_people", counting)
+
+    def reach():
+        query, unit = scope.people_arrays(project, units, None)
+        return list(zip(query.tolist(), unit.tolist(), strict=True))
+
+    def from_scratch():
+        cache.clear()
+        for path in tmp_path.glob("*.npy"):
+            path.unlink()
+        return reach()
+
+    first = reach()
+    assert len(first) > 4 and first == sorted(first)
+    assert mapped == [sorted(q.pk for q in queries)]
+    cache.clear()  # a new process: the pairs from the file, nothing mapped
+    assert reach() == first and len(mapped) == 1
+
+    def relabel(query, chunk, grade):
+        change_label(
+            query=queries[query],
+            annotator=pooled_person(project),
+            evidence=Evidence.for_chunk(chunks[chunk]),
+            grade=grade,
+        )
+
+    relabel(1, 12, 3)
+    cache.clear()  # a new process behind the labels: query 1 alone is mapped again
+    after_one = reach()
+    assert mapped[1:] == [[queries[1].pk]]
+    assert after_one == from_scratch() and after_one != first
+    del mapped[:]
+    relabel(3, 20, None)  # a warm process, the query's last label removed: query 3 alone
+    after_two = reach()
+    assert mapped == [[]] and not [q for q, _u in after_two if q == queries[3].pk]
+    assert after_two == from_scratch()

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+import numpy as np
 from django.db import transaction
 
 from annotator.caches import cache
 from annotator.models import Document, Membership, ProjectFigures
 from annotator.revisions import revision
 from formats.errors import define, gettext_noop
+from gold.units import DOCUMENTS, level_units
 from quality.grades import QualitySource, change_quality, document_sites
 from quality.models import QualityDimension, QualityGrade
 
@@ -132,8 +134,11 @@ def _units_key(dimension: QualityDimension) -> tuple | None:
     )
 
 
-def _kept_units(dimension: QualityDimension, key: tuple | None) -> KeptUnits:
-    """``all_units``' units with their places, kept under ``key`` (None: read now)."""
+def _kept_units(dimension: QualityDimension, key: tuple | None) -> KeptUnits | DocumentUnits:
+    """``all_units``' units with their places, kept under ``key`` (None: read now); a
+    per-document dimension's are the documents level's units (kept in a file)."""
+    if not dimension.per_site:
+        return DocumentUnits(level_units(dimension.project, DOCUMENTS).pk)
     kept = None if key is None else cache.peek(key)
     if kept is None:
         kept = KeptUnits(tuple(_read_units(dimension)))
@@ -154,6 +159,70 @@ class KeptUnits:
     @property
     def nbytes(self) -> int:  # roughly, for the cache's bound (the places included)
         return 220 * len(self.units)
+
+
+@dataclass(frozen=True)
+class DocumentUnits:
+    """A per-document dimension's units: the project's document pks, ascending, each a
+    ``Unit`` only when read. At a million documents a tuple of units and a dict of their
+    places took seconds of a first estimate; a plan reads people's units, the version's
+    and the first few of the rest."""
+
+    pks: np.ndarray
+
+    @property
+    def units(self) -> _DocumentSequence:
+        return _DocumentSequence(self.pks)
+
+    @property
+    def place(self) -> _DocumentPlaces:
+        return _DocumentPlaces(self.pks)
+
+    @property
+    def nbytes(self) -> int:
+        return self.pks.nbytes
+
+
+class _DocumentSequence(Sequence):
+    """The units of ascending document pks, made as they are read."""
+
+    def __init__(self, pks: np.ndarray):
+        self._pks = pks
+
+    def __len__(self) -> int:
+        return int(self._pks.size)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [Unit(pk) for pk in self._pks[index].tolist()]
+        return Unit(int(self._pks[index]))
+
+    def __iter__(self) -> Iterator[Unit]:
+        for start in range(0, self._pks.size, 4096):
+            yield from (Unit(pk) for pk in self._pks[start : start + 4096].tolist())
+
+
+class _DocumentPlaces:
+    """Each document unit's index among ascending pks (``KeptUnits.place`` as a search)."""
+
+    def __init__(self, pks: np.ndarray):
+        self._pks = pks
+
+    def _index(self, unit: Unit) -> int | None:
+        if unit.document is None or unit.site:
+            return None
+        index = int(np.searchsorted(self._pks, unit.document))
+        found = index < self._pks.size and self._pks[index] == unit.document
+        return index if found else None
+
+    def __contains__(self, unit: Unit) -> bool:
+        return self._index(unit) is not None
+
+    def __getitem__(self, unit: Unit) -> int:
+        index = self._index(unit)
+        if index is None:
+            raise KeyError(unit)
+        return index
 
 
 def _read_units(dimension: QualityDimension) -> list[Unit]:
@@ -255,7 +324,12 @@ def plan_quality(
 
 
 def planned_units(
-    kept: KeptUnits, people: set[Unit], done: set[Unit], *, scope: str, max_units: int | None
+    kept: KeptUnits | DocumentUnits,
+    people: set[Unit],
+    done: set[Unit],
+    *,
+    scope: str,
+    max_units: int | None,
 ) -> tuple[PlannedUnits, int]:
     """The units to grade (those of the scope, people's first, without ``done``; at most
     ``max_units``) and how many of the scope are done. Worked out from the graded units

@@ -203,7 +203,6 @@ def people_arrays(project: Project, units, query_pks: set[int] | None) -> tuple:
         key,
         state,
         read=read,
-        current=lambda kept: kept.mark == state.mark,
         update=update,
         derive=lambda: _Reach(*reach(), state.mark),
         write=lambda kept: kept_values.write(PEOPLE_REACH, key, state, [kept.query, kept.unit]),

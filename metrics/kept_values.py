@@ -130,24 +130,25 @@ def brought_up_to_date(
     state: LabelState | None,
     *,
     read: Callable[[], object | None],
-    current: Callable[[object], bool],
     update: Callable[[object, np.ndarray], object | None],
     derive: Callable[[], object],
     write: Callable[[object], None],
+    current: Callable[[object], bool] | None = None,
 ):
     """What is derived per query from the labels of ``state``, kept per process under
     ``key`` and brought up to date with the state; every value has a ``mark`` (the
     state's when it was made).
 
     The kept value (a new process: ``read()``, the file's value at the state's step 0) is
-    returned when ``current(kept)``; else, when the state names the queries changed since
-    its mark, ``update(kept, changed)`` derives those again (None: it cannot, as when the
-    sources differ); else ``derive()`` derives everything, and ``write`` keeps that in
-    the file (``write_named``: at step 0 only, so a spliced value is never written)."""
+    returned when ``current(kept)`` (by default: its mark is the state's); else, when the
+    state names the queries changed since its mark, ``update(kept, changed)`` derives
+    those again (None: it cannot, as when the sources differ); else ``derive()`` derives
+    everything, and ``write`` keeps that in the file (``write_named``: at step 0 only, so
+    a spliced value is never written)."""
     kept = cache.peek(key)
     if kept is None and state is not None:
         kept = read()
-    if kept is not None and current(kept):
+    if kept is not None and (kept.mark == state.mark if current is None else current(kept)):
         cache.put(key, kept)
         return kept
     value = None

@@ -277,7 +277,6 @@ def diagnostics(run: Run, setting: EvaluationSetting) -> dict:
         key,
         state,
         read=read,
-        current=lambda kept: kept.mark == state.mark,
         update=update,
         derive=lambda: _Fragmentation(count(counted_labels(state, sources)), state.mark),
         write=write,

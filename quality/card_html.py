@@ -8,9 +8,10 @@ reads its classes and ``data-`` attributes. Every text is escaped here.
 
 from __future__ import annotations
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+
+from web.escaping import escaped
 
 from .labelling import QualityRow
 
@@ -19,7 +20,7 @@ _SYNC = 'hx-sync="#labelling:queue all"'
 
 def draw_card_quality(part: dict) -> SafeString:
     """The rows of one document (``labelling.part_context``) as HTML."""
-    url = escape(part["url"])
+    url = escaped(part["url"])
     document = int(part["document"])
     head = (
         f'<div class="quality-part{"" if part["single"] else " several"}" '
@@ -32,12 +33,12 @@ def draw_card_quality(part: dict) -> SafeString:
 
 def _row(part: dict, row: QualityRow, url: str) -> str:
     dimension = row.dimension
-    key = escape(dimension.key)
-    name = escape(dimension.shown_name)
+    key = escaped(dimension.key)
+    name = escaped(dimension.shown_name)
     grade = row.grade
     out = [
         f'<div class="quality-row{" is-active" if part["single"] else ""}" '
-        f'data-dimension="{key}" data-token="{escape(row.token)}"'
+        f'data-dimension="{key}" data-token="{escaped(row.token)}"'
         + (f' data-quality-grade="{grade:d}"' if grade is not None else "")
         + ">\n",
         f'  <span class="quality-name">{name}</span>\n',
@@ -45,24 +46,24 @@ def _row(part: dict, row: QualityRow, url: str) -> str:
     ]
     if not row.gradable:
         field = _("names no site (field %(field)s)") % {"field": dimension.site_field}
-        out.append(f'  <span class="muted quality-no-site">{escape(field)}</span>\n')
+        out.append(f'  <span class="muted quality-no-site">{escaped(field)}</span>\n')
     elif part["can_label"]:
         out.append(_form(part, row, url, key, name))
     elif grade is not None:
         out.append(
-            f'  <span class="quality-grade q{grade:d}">{grade:d} · {escape(row.label)}</span>\n'
+            f'  <span class="quality-grade q{grade:d}">{grade:d} · {escaped(row.label)}</span>\n'
         )
     else:
-        out.append(f'  <span class="muted">{escape(_("not graded"))}</span>\n')
+        out.append(f'  <span class="muted">{escaped(_("not graded"))}</span>\n')
     if part["sees_all"] and row.others:
         others = "".join(
-            f'<span class="other">{escape(other)} '
+            f'<span class="other">{escaped(other)} '
             f'<span class="quality-grade q{g:d}">{g:d}</span></span> '
             for other, g in row.others
         )
-        out.append(f'  <span class="quality-others">{escape(_("Others:"))} {others}</span>\n')
+        out.append(f'  <span class="quality-others">{escaped(_("Others:"))} {others}</span>\n')
     if row.refused:
-        out.append(f'  <p class="refused" role="alert">{escape(row.refused)}</p>\n')
+        out.append(f'  <p class="refused" role="alert">{escaped(row.refused)}</p>\n')
     out.append("</div>")
     return "".join(out)
 
@@ -70,11 +71,11 @@ def _row(part: dict, row: QualityRow, url: str) -> str:
 def _source(row: QualityRow) -> str:
     """Whose grade the row sets: the site (one grade for all its documents) or this document."""
     if row.site:
-        title = escape(_("One grade for every document of this site"))
-        shown = escape(_("site %(site)s") % {"site": row.site})
+        title = escaped(_("One grade for every document of this site"))
+        shown = escaped(_("site %(site)s") % {"site": row.site})
     else:
         title = ""
-        shown = escape(_("this document")) if row.gradable else ""
+        shown = escaped(_("this document")) if row.gradable else ""
     return f'  <span class="quality-source" title="{title}">{shown}</span>\n'
 
 
@@ -82,24 +83,24 @@ def _form(part: dict, row: QualityRow, url: str, key: str, name: str) -> str:
     buttons = "".join(
         f'<button type="submit" name="grade" value="{g:d}" '
         f'class="quality-btn q{g:d}{" is-set" if pressed else ""}" '
-        f'aria-pressed="{"true" if pressed else "false"}" title="{escape(label)}">'
-        f'<kbd class="shift-key">⇧{g:d}</kbd> <span class="grade-label">{escape(label)}</span>'
+        f'aria-pressed="{"true" if pressed else "false"}" title="{escaped(label)}">'
+        f'<kbd class="shift-key">⇧{g:d}</kbd> <span class="grade-label">{escaped(label)}</span>'
         "</button>"
         for g, label, pressed in row.buttons
     )
     clear = (
         '    <button type="submit" name="action" value="delete" class="quality-clear" '
-        f'title="{escape(_("Remove this quality grade"))}">×</button>\n'
+        f'title="{escaped(_("Remove this quality grade"))}">×</button>\n'
         if row.grade is not None
         else ""
     )
     return (
         f'  <form class="quality-form" method="post" action="{url}" hx-post="{url}" '
         f'hx-target="closest .quality-part" hx-swap="outerHTML" {_SYNC} data-undoable>\n'
-        f'    <input type="hidden" name="csrfmiddlewaretoken" value="{escape(part["csrf"])}">'
+        f'    <input type="hidden" name="csrfmiddlewaretoken" value="{escaped(part["csrf"])}">'
         f'<input type="hidden" name="dimension" value="{key}">'
         f'<input type="hidden" name="document" value="{int(row.document_pk):d}">'
-        f'<input type="hidden" name="version" value="{escape(row.version)}">\n'
+        f'<input type="hidden" name="version" value="{escaped(row.version)}">\n'
         f'    <span class="quality-buttons" role="group" aria-label="{name}">{buttons}</span>\n'
         f"{clear}  </form>\n"
     )

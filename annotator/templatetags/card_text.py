@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import ngettext
+
+from web.escaping import escaped
 
 register = template.Library()
 
@@ -20,7 +21,7 @@ def shown_once(parts) -> SafeString:
     html = []
     for text, position in parts:
         if position is None:
-            html.append(escape(text))
+            html.append(escaped(text))
             continue
         n = len(text)
         label = ngettext(
@@ -29,8 +30,8 @@ def shown_once(parts) -> SafeString:
             n,
         ) % {"n": n, "card": position}
         html.append(
-            f'<span class="repeat" data-card="{position:d}" data-label="{escape(label)}" '
-            f'title="{escape(label)}" tabindex="0" role="button" aria-expanded="false">'
-            f'<span class="repeat-text">{escape(text)}</span></span>'
+            f'<span class="repeat" data-card="{position:d}" data-label="{escaped(label)}" '
+            f'title="{escaped(label)}" tabindex="0" role="button" aria-expanded="false">'
+            f'<span class="repeat-text">{escaped(text)}</span></span>'
         )
     return mark_safe("".join(html))  # noqa: S308 - every piece of text is escaped above

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from numerics.grades import GRADES
+from web.escaping import escaped
 
 register = template.Library()
 
@@ -31,7 +31,7 @@ def grade_buttons(context, current=None, keys=True) -> SafeString:
     buttons = []
     for grade, label in context["grades"]:
         pressed = grade == current
-        name = escape(label)
+        name = escaped(label)
         cap = f"<kbd>{grade:d}</kbd>" if keys else f'<span class="grade-digit">{grade:d}</span>'
         buttons.append(
             f'<button type="submit" name="grade" value="{grade:d}" '

@@ -19,20 +19,13 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext, ngettext
 
+from web.escaping import shown as _e
+
 from .card_text import shown_once
 from .grade_buttons import grade_buttons
 from .search_hits import marked
 
 register = template.Library()
-
-
-def _e(value) -> str:
-    """A value as ``{{ value }}`` shows it (no localization: cards show raw numbers):
-    Django's ``conditional_escape`` without its lazy-string wrapper, which cost more than
-    the escaping on a screen of cards."""
-    if hasattr(value, "__html__"):
-        return str(value.__html__())
-    return html.escape(str(value))
 
 
 def _(message: str) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from web.escaping import escaped
 
 register = template.Library()
 
@@ -13,5 +14,5 @@ register = template.Library()
 def marked(pieces) -> SafeString:
     """Escaped text of ``search.highlight``'s (piece, is_match) pairs, matches in <mark>.
     One filter rather than a template loop: a page of 30 cards has hundreds of pieces."""
-    html = [f"<mark>{escape(p)}</mark>" if hit else escape(p) for p, hit in pieces]
+    html = [f"<mark>{escaped(p)}</mark>" if hit else escaped(p) for p, hit in pieces]
     return mark_safe("".join(html))  # noqa: S308 - every piece is escaped above

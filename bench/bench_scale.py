@@ -364,7 +364,9 @@ def child(size: str, repeats: int, folder: str) -> None:
         objects = _objects(generated, create=False)
     else:
         started = time.perf_counter()
-        generated = generate(size)
+        generated = generate(
+            size, search_indexes=os.environ.get("ASSAY_SCALE_SEARCH_INDEXES") != "0"
+        )
         generate_seconds = time.perf_counter() - started
         generated.seconds["total"] = round(generate_seconds, 1)
         if connection.vendor == "postgresql":
@@ -381,6 +383,9 @@ def child(size: str, repeats: int, folder: str) -> None:
         change = _label_changer(objects["project"])
     for name, url in _pages(objects, generated):
         if wanted and not any(w in name for w in wanted):
+            continue
+        if name.startswith("search:") and not generated.search_indexes:
+            print(name, "not measured: generated without the search indexes", file=sys.stderr)
             continue
         pages[name] = _measure(client, url, repeats, cache.clear, change)
         print(name, json.dumps(pages[name]), file=sys.stderr, flush=True)
@@ -415,6 +420,7 @@ def run_one(
     commands: bool = True,
     skip_commands: str = "",
     after_change: bool = False,
+    search_indexes: bool = True,
 ) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"assay-scale-{size}-") as scratch:
         folder = scratch
@@ -427,6 +433,7 @@ def run_one(
         env["ASSAY_SCALE_COMMANDS"] = "1" if commands else "0"
         env["ASSAY_SCALE_SKIP_COMMANDS"] = skip_commands
         env["ASSAY_SCALE_AFTER_CHANGE"] = "1" if after_change else "0"
+        env["ASSAY_SCALE_SEARCH_INDEXES"] = "1" if search_indexes else "0"
         reuse = (Path(folder) / "generated.json").is_file()
         if backend == "postgres" and not reuse:
             _psql(f"DROP DATABASE IF EXISTS assay_scale_{size}")
@@ -676,6 +683,13 @@ def main(argv: list[str] | None = None) -> None:
         help="also time each page once right after a label change (what it costs while "
         "people label; the change is a grade moved between 1 and 2 on one label)",
     )
+    parser.add_argument(
+        "--no-search-indexes",
+        dest="search_indexes",
+        action="store_false",
+        help="generate without the search tables' GIN indexes (one to two hours at large on "
+        "two cores); the search pages are then not measured on that project",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--chart", default=str(ROOT / "docs" / "scale.svg"))
     options = parser.parse_args(argv)
@@ -695,6 +709,7 @@ def main(argv: list[str] | None = None) -> None:
                 options.commands,
                 options.skip_commands,
                 options.after_change,
+                options.search_indexes,
             )
             print(f"  done in {result['seconds']} s", file=sys.stderr, flush=True)
             results.append(result)

@@ -2,6 +2,8 @@
 tables exactly as the triggers would have: same rows, same texts, same grams and words,
 every word in the word list; the triggers on again and every GIN index back."""
 
+import json
+
 import pytest
 from django.db import connection
 
@@ -94,4 +96,34 @@ def test_a_failed_fill_leaves_the_triggers_on_and_the_indexes_built(tiny, monkey
     )
     with pytest.raises(Exception, match="no_such_column"):
         scale_project.generate("tiny", bulk_search=True)
+    assert _state() == (indexes, triggers)
+
+
+def test_without_search_indexes_the_tables_are_filled_and_the_search_pages_left_out(tiny):
+    if connection.vendor != "postgresql":
+        pytest.skip("the bulk load is PostgreSQL's")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = ANY(%s) "
+            "AND indexdef LIKE '%%USING gin%%'",
+            [list(scale_project._SEARCH_TABLES)],
+        )
+        definitions = [definition for (definition,) in cursor.fetchall()]
+    indexes, triggers = _state()
+    try:
+        generated = scale_project.generate("tiny", bulk_search=True, search_indexes=False)
+        assert _state() == ([], triggers)  # no GIN index, triggers on
+        with connection.cursor() as cursor:
+            cursor.execute(_DIFFERENCES)
+            *wrong, rows, unlisted_words = cursor.fetchone()
+        assert wrong == [0, 0, 0, 0] and unlisted_words == 0 and rows == 40 * 9
+        assert generated.search_indexes is False
+        # What the benchmark keeps says so, read back by a later run.
+        kept = scale_project.Generated(**json.loads(json.dumps(generated.__dict__)))
+        assert kept.search_indexes is False
+        assert scale_project.Generated("p", {}, {}, {}, {}).search_indexes  # older files
+    finally:  # the schema as the migrations left it, for the tests after this one
+        with connection.cursor() as cursor:
+            for definition in definitions:
+                cursor.execute(definition.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
     assert _state() == (indexes, triggers)

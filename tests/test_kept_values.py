@@ -154,6 +154,45 @@ def test_coverage_is_read_back_and_brought_up_to_date_the_same_way(project_data,
     assert got == shares()
 
 
+def test_coverage_behind_the_labels_maps_the_changed_queries_labels_alone(
+    project_data, monkeypatch
+):
+    """A new process whose coverage file stands one query behind maps that query's
+    labels to find what each source judged, not every label (then the same shares)."""
+    from metrics import coverage as coverage_module
+
+    monkeypatch.setattr(label_state_module, "KEEP_AGAIN_SHARE", 1.0)
+    mapped = []
+    real = coverage_module._judged
+
+    def counting(gold, labels, width):
+        mapped.append(sorted(set(labels.query.tolist())))
+        return real(gold, labels, width)
+
+    monkeypatch.setattr(coverage_module, "_judged", counting)
+    project = project_data["project"]
+    runs = list(Run.objects.filter(project=project))
+
+    def shares():
+        gold = load_gold(project, "documents")
+        return [
+            {n: v.tolist() for n, v in coverage_module.run_coverage(run, gold, 3).per_query.items()}
+            for run in runs
+        ]
+
+    shares()  # the coverage file, at the label file's version
+    _label(project_data, 1, 2, 2)
+    cache.clear()
+    mapped.clear()
+    got = shares()
+    assert mapped == [[project_data["queries"][1].pk]]  # once for every run, that query alone
+    cache.clear()
+    for path in label_state_module.kept_files.folder().glob("*.npy"):
+        path.unlink()
+    assert got == shares()
+    assert len(mapped[-1]) > 1  # from scratch: every labelled query's labels
+
+
 def test_fragmentation_is_read_back_and_brought_up_to_date_per_query(
     bench, personas, monkeypatch, tmp_path, settings
 ):
